@@ -1,0 +1,8 @@
+def parse(text):
+    result = {}
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, _, value = line.partition("=")
+        result[key.strip()] = value.strip()
+    return result

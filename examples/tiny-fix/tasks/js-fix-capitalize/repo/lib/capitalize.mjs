@@ -1,0 +1,3 @@
+export function capitalize(word) {
+  return word.toUpperCase();
+}

@@ -1,0 +1,4 @@
+def chunks(items, size):
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]

@@ -1,0 +1,6 @@
+def clamp(x, low, high):
+    if x < low:
+        return high
+    if x > high:
+        return low
+    return x

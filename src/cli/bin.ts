@@ -1,0 +1,10 @@
+import { main } from "./main.js";
+
+const code = await main(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(`${text}\n`),
+  stderr: (text) => process.stderr.write(`${text}\n`),
+  env: process.env,
+  cwd: process.cwd(),
+  isTty: process.stdout.isTTY === true,
+});
+process.exitCode = code;

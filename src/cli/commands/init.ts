@@ -1,0 +1,33 @@
+import { cp, readdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { parseFlags } from "../args.js";
+import type { Io } from "../io.js";
+
+/** The example pack that ships with benchcard (examples/tiny-fix in the package). */
+export const EXAMPLE_PACK = fileURLToPath(new URL("../../../examples/tiny-fix", import.meta.url));
+
+export async function initCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { positionals } = parseFlags("init", args, {});
+  const [target] = positionals;
+  if (target === undefined || positionals.length > 1) {
+    throw new BenchcardError("bad_input", "Cannot run \"benchcard init\": expected exactly one folder, e.g. `benchcard init my-pack`");
+  }
+  const dest = resolve(io.cwd, target);
+  const existing = await readdir(dest).catch(() => undefined);
+  if (existing !== undefined && existing.length > 0) {
+    throw new BenchcardError("bad_input", `Cannot init "${dest}": the folder exists and is not empty`);
+  }
+  await cp(EXAMPLE_PACK, dest, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => !src.endsWith("benchcard.lock") && !src.includes("__pycache__"),
+  });
+  io.stdout(
+    `wrote an example pack to ${dest}\n` +
+      `next: benchcard validate ${target}   (controls on every task)\n` +
+      `      benchcard freeze ${target}     (writes benchcard.lock)`,
+  );
+  return 0;
+}

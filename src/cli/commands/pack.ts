@@ -1,0 +1,77 @@
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import type { ExitCode } from "../../core/errors.js";
+import { freezePack, RefusedValidation } from "../../pack/freeze.js";
+import { loadPack } from "../../pack/load.js";
+import { validatePack } from "../../pack/validate.js";
+import { verifyPack } from "../../pack/verify.js";
+import { renderValidation, renderVerify } from "../../report/validation.js";
+import { selectDriver } from "../../sandbox/select.js";
+import { atMostOne, fraction, integer, parseFlags, positiveInt } from "../args.js";
+import type { Io } from "../io.js";
+
+const defaultJobs = () => Math.max(1, availableParallelism());
+
+export async function validateCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("validate", args, {
+    jobs: { type: "string" },
+    json: { type: "boolean" },
+    isolation: { type: "string" },
+    repeats: { type: "string" },
+  });
+  const root = resolve(io.cwd, atMostOne("validate", positionals) ?? ".");
+  const pack = await loadPack(root);
+  const options = {
+    driver: selectDriver(values.isolation),
+    jobs: positiveInt("jobs", values.jobs, defaultJobs()),
+    env: io.env,
+  };
+  const report = await validatePack(
+    pack,
+    values.repeats === undefined ? options : { ...options, repeats: positiveInt("repeats", values.repeats, 1) },
+  );
+  io.stdout(values.json ? JSON.stringify(report, null, 2) : renderValidation(report));
+  return report.status === "green" ? 0 : 3;
+}
+
+export async function freezeCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("freeze", args, {
+    jobs: { type: "string" },
+    json: { type: "boolean" },
+    isolation: { type: "string" },
+    holdout: { type: "string" },
+    seed: { type: "string" },
+  });
+  const root = resolve(io.cwd, atMostOne("freeze", positionals) ?? ".");
+  const base = { driver: selectDriver(values.isolation), jobs: positiveInt("jobs", values.jobs, defaultJobs()), env: io.env };
+  const holdout =
+    values.holdout === undefined
+      ? undefined
+      : { fraction: fraction("holdout", values.holdout), seed: values.seed === undefined ? 0 : integer("seed", values.seed) };
+  try {
+    const result = await freezePack(root, holdout === undefined ? base : { ...base, holdout });
+    if (values.json) io.stdout(JSON.stringify({ schema: "benchcard.freeze/1", lock: result.lockPath, pack_hash: result.lock.pack_hash, card_hash: result.lock.card_hash, split: result.lock.split, validation: result.validation }, null, 2));
+    else {
+      io.stdout(renderValidation(result.validation));
+      const split = result.lock.split;
+      io.stdout(
+        `froze ${result.lockPath}: pack ${result.lock.pack_hash}, card ${result.lock.card_hash}` +
+          (split ? `, holdout ${split.holdout.length} / tune ${split.tune.length} (seed ${split.seed})` : ""),
+      );
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof RefusedValidation) {
+      io.stdout(values.json ? JSON.stringify(error.validation, null, 2) : renderValidation(error.validation));
+    }
+    throw error;
+  }
+}
+
+export async function verifyCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("verify", args, { json: { type: "boolean" }, jobs: { type: "string" } });
+  const root = resolve(io.cwd, atMostOne("verify", positionals) ?? ".");
+  const report = await verifyPack(root, values.jobs === undefined ? {} : { jobs: positiveInt("jobs", values.jobs, 1) });
+  io.stdout(values.json ? JSON.stringify(report, null, 2) : renderVerify(report));
+  return report.status === "ok" ? 0 : 2;
+}

@@ -1,0 +1,8 @@
+/** What a command may touch of the outside world, passed in so tests can run it in-process. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  isTty: boolean;
+}

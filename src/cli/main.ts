@@ -1,0 +1,54 @@
+import { BenchcardError, formatIssue, type ExitCode } from "../core/errors.js";
+import { HARNESS_VERSION } from "../version.js";
+import { initCommand } from "./commands/init.js";
+import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
+import type { Io } from "./io.js";
+
+type Command = (args: readonly string[], io: Io) => Promise<ExitCode>;
+
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  init: { run: initCommand, summary: "init <dir>                      write the example pack to <dir>" },
+  validate: { run: validateCommand, summary: "validate [pack] [--jobs N] [--json]   run every task's controls (gold k/k, empty k/k)" },
+  freeze: { run: freezeCommand, summary: "freeze [pack] [--holdout F --seed N]  validate, then write benchcard.lock" },
+  verify: { run: verifyCommand, summary: "verify [pack] [--json]          compare the pack with its lock (exit 2 on drift)" },
+};
+
+export const USAGE = `benchcard ${HARNESS_VERSION}: evaluate coding agents honestly
+
+usage: benchcard <command> [options]
+
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.summary}`)
+  .join("\n")}
+
+Common options: --isolation process|bwrap, --jobs N.
+
+exit codes: 0 ok, 1 internal error, 2 drift, 3 refused (a gate or control failed), 4 bad input`;
+
+/** The one process boundary: every error becomes a line (or a stack) and an exit code. */
+export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(USAGE);
+    return name === undefined ? 4 : 0;
+  }
+  if (name === "--version") {
+    io.stdout(HARNESS_VERSION);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (command === undefined) {
+      throw new BenchcardError("bad_input", `Cannot run "benchcard ${name}": unknown command; expected one of ${Object.keys(COMMANDS).join(", ")}`);
+    }
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof BenchcardError) {
+      io.stderr(`benchcard: ${error.message}`);
+      for (const issue of error.issues) io.stderr(formatIssue(issue));
+      return error.exitCode;
+    }
+    io.stderr(`benchcard: internal error (a bug; please report it with this stack)\n${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}

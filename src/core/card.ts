@@ -1,0 +1,142 @@
+import { z } from "zod";
+
+/**
+ * The card (benchcard.yaml) and the task file (task.yaml): one source for validation, the
+ * TypeScript types and the JSON Schemas shipped in `schema/`. Names follow design.md.
+ * Objects are strict: an unknown key is a typo until proven otherwise.
+ */
+
+export const UNKNOWN = "unknown" as const;
+const unknownLiteral = z.literal(UNKNOWN);
+
+const text = (description: string) => z.string().describe(description);
+const countOrUnknown = (description: string) =>
+  z.union([z.number().int().nonnegative(), unknownLiteral]).describe(description);
+
+export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+const id = (description: string) =>
+  z.string().regex(TASK_ID_PATTERN, "must match [a-z0-9][a-z0-9._-]*").describe(description);
+
+export const HOST_PORT_PATTERN = /^[A-Za-z0-9.-]+:[0-9]{1,5}$/;
+
+export const NetworkSchema = z
+  .union([
+    z.literal("none"),
+    z.strictObject({
+      allow: z
+        .array(z.string().regex(HOST_PORT_PATTERN, "must be host:port"))
+        .min(1)
+        .describe("host:port pairs reachable through the harness's egress proxy"),
+    }),
+  ])
+  .describe('"none", or { allow: [ "host:port", ... ] }');
+
+export const FencesSchema = z
+  .strictObject({
+    allowed_paths: z.array(z.string().min(1)).optional().describe("globs the agent may change"),
+    max_files: z.number().int().positive().optional().describe("most files a patch may touch"),
+    max_diff_lines: z.number().int().positive().optional().describe("most changed lines"),
+  })
+  .describe("limits on what a patch may touch");
+
+/**
+ * Files that change how a test runner starts rather than what the code does: a conftest.py
+ * or a .pth can force every test green, a pytest.ini can turn `pytest` into a no-op, a
+ * package.json can redefine what node runs. Visible tests are not listed: deleting them
+ * only loses the agent information, since hidden/ is laid over before the oracle runs.
+ */
+export const DEFAULT_FORBIDDEN_PATHS = [
+  "**/conftest.py",
+  "**/sitecustomize.py",
+  "**/usercustomize.py",
+  "**/*.pth",
+  "**/pytest.ini",
+  "**/tox.ini",
+  "**/setup.cfg",
+  "**/pyproject.toml",
+  "**/package.json",
+  "**/.npmrc",
+  "**/node_modules/**",
+] as const;
+
+export const CardSchema = z
+  .strictObject({
+    name: text("pack name"),
+    version: text("card version; a changed pack is a new version"),
+    license: text("license of the tasks"),
+    description: text("what the pack measures"),
+    sampling: text("how the tasks were chosen"),
+    contamination: z.strictObject({
+      posture: z.enum(["unchecked", "filename_scan", "private_ids"]),
+      denylist: z.string().min(1).optional().describe("path, relative to the pack, of the denylist"),
+    }),
+    strata: z
+      .array(z.strictObject({ id: id("stratum id"), description: text("what this stratum holds") }))
+      .min(1),
+    contract: z.strictObject({
+      pass: text("what pass means, in one sentence"),
+      oracle: z.string().min(1).describe("default oracle command, run by /bin/sh in the workspace"),
+      oracle_timeout_s: z.number().positive(),
+      forbidden_paths: z
+        .array(z.string().min(1))
+        .default([...DEFAULT_FORBIDDEN_PATHS])
+        .describe("globs the agent may not touch, on top of every hidden/ path"),
+      max_patch_bytes: countOrUnknown("largest patch, in bytes"),
+      fences: FencesSchema.optional(),
+    }),
+    envelope: z.strictObject({
+      wall_s: z.number().positive().describe("agent wall clock, seconds"),
+      max_output_tokens: countOrUnknown("output token cap"),
+      max_steps: countOrUnknown("step cap"),
+      max_retries: z.number().int().nonnegative(),
+      network: NetworkSchema.default("none"),
+      memory_mb: countOrUnknown("memory limit per attempt").optional(),
+      max_procs: countOrUnknown("process-count limit per attempt").optional(),
+      cpu_s: countOrUnknown("CPU-time limit per attempt").optional(),
+      max_file_mb: countOrUnknown("largest file an attempt may write").optional(),
+    }),
+    controls: z.strictObject({
+      oracle_repeats: z.number().int().positive().describe("k: gold must pass k/k, empty fail k/k"),
+      replays: z.number().int().positive(),
+      max_replay_drift: z.number().nonnegative(),
+      min_n_per_stratum: z.number().int().positive(),
+      max_infra_rate: z.number().min(0).max(1),
+    }),
+    policy: z.strictObject({
+      timeout: z.enum(["fail", "exclude"]),
+      invalid: z.literal("fail"),
+      confidence: z.number().gt(0).lt(1),
+      interval: z.enum(["wilson", "clopper_pearson"]),
+      tie_band: z.number().nonnegative(),
+      global_mean: z
+        .enum(["homogeneous_only", "never"])
+        .default("homogeneous_only")
+        .describe("when the overall rate may be printed across strata"),
+      homogeneity_alpha: z.number().gt(0).lt(1).default(0.05),
+    }),
+  })
+  .describe("benchcard card (benchcard.yaml)");
+
+export const TaskSchema = z
+  .strictObject({
+    id: id("task id, equal to its folder name"),
+    stratum: id("a stratum declared in the card"),
+    title: z.string().min(1),
+    oracle: z.string().min(1).optional().describe("overrides the card's oracle"),
+    oracle_timeout_s: z.number().positive().optional(),
+    control: z.enum(["negative", "must_fail_forever"]).optional(),
+    fences: FencesSchema.optional(),
+    origin: z.enum(["internal", "synthetic", "public_web"]),
+    leakage_risk: z.enum(["low", "unknown", "high"]),
+  })
+  .describe("benchcard task (tasks/<id>/task.yaml)");
+
+export type Card = z.output<typeof CardSchema>;
+export type Task = z.output<typeof TaskSchema>;
+export type Network = z.output<typeof NetworkSchema>;
+export type Fences = z.output<typeof FencesSchema>;
+export type ControlRole = "normal" | NonNullable<Task["control"]>;
+
+export function controlRole(task: Task): ControlRole {
+  return task.control ?? "normal";
+}

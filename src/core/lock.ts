@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { FileEntrySchema } from "./digest.js";
+
+/** benchcard.lock: what `freeze` proved and froze. Read back with this schema, strictly. */
+export const LOCK_SCHEMA = "benchcard.lock/1" as const;
+
+const CheckEvidenceSchema = z.strictObject({
+  name: z.enum(["gold", "empty"]),
+  expect: z.enum(["pass", "fail"]),
+  observed: z.array(z.enum(["pass", "fail", "harness"])),
+  seconds: z.array(z.number()),
+  status: z.enum(["green", "red", "flaky", "harness"]),
+});
+
+export const LockSchema = z.strictObject({
+  schema: z.literal(LOCK_SCHEMA),
+  harness_version: z.string(),
+  card_name: z.string(),
+  card_version: z.string(),
+  card_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  pack_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  files: z.record(z.string(), FileEntrySchema),
+  validation: z.strictObject({
+    isolation: z.enum(["process", "bwrap"]),
+    oracle_repeats: z.number().int().positive(),
+    tasks: z.record(
+      z.string(),
+      z.strictObject({
+        stratum: z.string(),
+        role: z.enum(["normal", "negative", "must_fail_forever"]),
+        status: z.enum(["green", "red", "flaky", "harness", "leak"]),
+        checks: z.array(CheckEvidenceSchema),
+      }),
+    ),
+  }),
+  split: z
+    .strictObject({
+      seed: z.number().int(),
+      holdout_fraction: z.number(),
+      holdout: z.array(z.string()),
+      tune: z.array(z.string()),
+    })
+    .nullable(),
+});
+
+export type Lock = z.output<typeof LockSchema>;

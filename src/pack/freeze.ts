@@ -1,0 +1,97 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import { diffFiles, type FileTable } from "../core/digest.js";
+import { BenchcardError } from "../core/errors.js";
+import { LOCK_SCHEMA, type Lock } from "../core/lock.js";
+import { stratifiedSplit } from "../core/split.js";
+import { HARNESS_VERSION } from "../version.js";
+import { hashPack, packHash } from "./hash.js";
+import { CARD_FILE, LOCK_FILE, loadPack } from "./load.js";
+import { writeFileAtomic } from "./lockfile.js";
+import { validatePack, type ValidateOptions, type ValidationReport } from "./validate.js";
+
+export interface FreezeOptions extends ValidateOptions {
+  holdout?: { fraction: number; seed: number };
+}
+
+export interface FreezeResult {
+  lock: Lock;
+  validation: ValidationReport;
+  lockPath: string;
+}
+
+/**
+ * Validates, then writes benchcard.lock. Refuses an existing lock, a red control, and a pack
+ * whose files changed while it was being validated.
+ */
+export async function freezePack(root: string, options: FreezeOptions): Promise<FreezeResult> {
+  const lockPath = join(root, LOCK_FILE);
+  if (await exists(lockPath)) {
+    throw new BenchcardError(
+      "refused",
+      `Cannot freeze "${root}": it already has ${LOCK_FILE}. A frozen pack is never refrozen; a changed pack is a new card version (bump version in ${CARD_FILE}, then freeze a fresh copy)`,
+    );
+  }
+  const pack = await loadPack(root);
+  const before = await hashPack(root);
+  const validation = await validatePack(pack, options);
+  if (validation.status !== "green") {
+    const red = validation.tasks.filter((t) => t.status !== "green").map((t) => `${t.task_id} (${t.status})`);
+    throw new RefusedValidation(`Cannot freeze "${root}": controls are not green: ${red.join(", ")}`, validation);
+  }
+  const after = await hashPack(root);
+  const moved = diffFiles(before, after);
+  if (moved.length > 0) {
+    throw new BenchcardError("drift", `Cannot freeze "${root}": files changed during validation: ${moved.map((d) => d.path).join(", ")}`);
+  }
+  const lock = buildLock(after, validation, pack.card, options.holdout);
+  await writeFileAtomic(lockPath, `${JSON.stringify(lock, null, 2)}\n`, { exclusive: true });
+  return { lock, validation, lockPath };
+}
+
+/** A refusal that carries the validation table, so the CLI can show which control is red. */
+export class RefusedValidation extends BenchcardError {
+  constructor(message: string, readonly validation: ValidationReport) {
+    super("refused", message);
+  }
+}
+
+function buildLock(
+  files: FileTable,
+  validation: ValidationReport,
+  card: { name: string; version: string },
+  holdout: FreezeOptions["holdout"],
+): Lock {
+  const cardEntry = files[CARD_FILE];
+  if (cardEntry === undefined) throw new Error(`Cannot lock: ${CARD_FILE} was not hashed`);
+  const tasks: Lock["validation"]["tasks"] = {};
+  for (const t of validation.tasks) {
+    tasks[t.task_id] = {
+      stratum: t.stratum,
+      role: t.role,
+      status: t.status,
+      checks: t.checks.map(({ name, expect, observed, seconds, status }) => ({ name, expect, observed, seconds, status })),
+    };
+  }
+  return {
+    schema: LOCK_SCHEMA,
+    harness_version: HARNESS_VERSION,
+    card_name: card.name,
+    card_version: card.version,
+    card_hash: cardEntry.sha256,
+    pack_hash: packHash(files),
+    files,
+    validation: { isolation: validation.isolation, oracle_repeats: validation.oracle_repeats, tasks },
+    split:
+      holdout === undefined
+        ? null
+        : stratifiedSplit(
+            validation.tasks.map((t) => ({ id: t.task_id, stratum: t.stratum })),
+            holdout,
+          ),
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}

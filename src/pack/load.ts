@@ -1,0 +1,102 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { CardSchema, TaskSchema, type Card } from "../core/card.js";
+import { BenchcardError, type Issue } from "../core/errors.js";
+import { checkPack, type TaskLayout } from "../core/pack-check.js";
+import { parseYamlAs } from "../core/yaml-source.js";
+
+export const CARD_FILE = "benchcard.yaml";
+export const LOCK_FILE = "benchcard.lock";
+
+export interface LoadedTask extends TaskLayout {
+  dir: string;
+}
+
+export interface LoadedPack {
+  root: string;
+  card: Card;
+  cardFile: string;
+  tasks: LoadedTask[];
+  denylist: string[];
+}
+
+/**
+ * Reads the card and every task, collecting every problem in one pass. Throws a bad_input
+ * BenchcardError carrying all issues, each with file, line and field.
+ */
+export async function loadPack(root: string): Promise<LoadedPack> {
+  const cardPath = join(root, CARD_FILE);
+  const cardText = await readText(cardPath, root);
+  const issues: Issue[] = [];
+  const cardResult = parseYamlAs(CardSchema, cardText, cardPath);
+  if (!cardResult.ok) issues.push(...cardResult.issues);
+
+  const tasksDir = join(root, "tasks");
+  const folders = await listDirs(tasksDir);
+  if (folders.length === 0) {
+    issues.push({ code: "no_tasks", file: tasksDir, path: "", message: "the pack has no tasks (expected tasks/<id>/task.yaml)" });
+  }
+  const layouts: LoadedTask[] = [];
+  for (const folder of folders) {
+    const dir = join(tasksDir, folder);
+    const file = join(dir, "task.yaml");
+    const text = await readFile(file, "utf8").catch(() => undefined);
+    if (text === undefined) {
+      issues.push({ code: "missing_task_file", file, path: "", message: `task folder "${folder}" has no task.yaml` });
+      continue;
+    }
+    const parsed = parseYamlAs(TaskSchema, text, file);
+    if (!parsed.ok) {
+      issues.push(...parsed.issues);
+      continue;
+    }
+    const [hasPrompt, hasRepo, hasHidden, hasSolutionDir, hasPatch] = await Promise.all([
+      isKind(join(dir, "prompt.md"), "file"),
+      isKind(join(dir, "repo"), "dir"),
+      isKind(join(dir, "hidden"), "dir"),
+      isKind(join(dir, "solution"), "dir"),
+      isKind(join(dir, "solution.patch"), "file"),
+    ]);
+    const gold = hasSolutionDir && hasPatch ? "both" : hasSolutionDir ? "dir" : hasPatch ? "patch" : "none";
+    layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, gold });
+  }
+
+  let denylist: string[] = [];
+  if (cardResult.ok) {
+    issues.push(...checkPack(cardResult.value, cardPath, layouts));
+    const listPath = cardResult.value.contamination.denylist;
+    if (listPath !== undefined) {
+      const text = await readFile(join(root, listPath), "utf8").catch(() => undefined);
+      if (text === undefined) {
+        issues.push({ code: "missing_denylist", file: cardPath, path: "contamination.denylist", message: `denylist "${listPath}" does not exist in the pack` });
+      } else {
+        denylist = text.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+      }
+    }
+  }
+  if (issues.length > 0 || !cardResult.ok) {
+    throw new BenchcardError("bad_input", `Cannot load pack "${root}": ${issues.length} problem(s)`, issues);
+  }
+  return { root, card: cardResult.value, cardFile: cardPath, tasks: layouts, denylist };
+}
+
+async function readText(path: string, root: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch {
+    const what = (await isKind(root, "dir")) ? `no ${relative(root, path)} in it` : "not a folder";
+    throw new BenchcardError("bad_input", `Cannot load pack "${root}": ${what}`, [
+      { code: "missing_card", file: path, path: "", message: `expected a card at ${path}` },
+    ]);
+  }
+}
+
+async function listDirs(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+async function isKind(path: string, kind: "file" | "dir"): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && (kind === "file" ? info.isFile() : info.isDirectory());
+}

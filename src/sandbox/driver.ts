@@ -1,0 +1,47 @@
+/**
+ * The one interface every isolation driver implements. Validation runs oracles through it and
+ * the run engine runs agents and oracles through it, so both see the same guarantees.
+ */
+
+export type IsolationKind = "process" | "bwrap";
+
+export interface ExecRequest {
+  /** Program and arguments; no shell unless argv asks for one. */
+  argv: readonly string[];
+  /** Absolute path of the workspace: the working directory and the only writable place. */
+  workspace: string;
+  /** The complete environment of the child; nothing is inherited. */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  stdoutFile: string;
+  stderrFile: string;
+  /** Bytes kept per stream; the rest is drained and counted, not stored. */
+  maxLogBytes: number;
+}
+
+export interface ExecResult {
+  /** Exit status, or null when a signal ended the process. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  wallMs: number;
+  /** Set when the program could not be started at all (missing binary, bad cwd). */
+  spawnError?: string;
+  stdoutBytes: number;
+  stderrBytes: number;
+  logTruncated: boolean;
+  /** Processes left behind by the child and killed after it ended. */
+  strayProcessesKilled: number;
+}
+
+export interface SandboxDriver {
+  readonly kind: IsolationKind;
+  /** Whether the pack and hidden tests are unreadable from inside. */
+  readonly hidesPack: boolean;
+  exec(request: ExecRequest): Promise<ExecResult>;
+}
+
+/** `sh -c` exits 126 (not executable) and 127 (not found): the command never started. */
+export function shellCouldNotStart(result: ExecResult): boolean {
+  return result.spawnError !== undefined || result.exitCode === 126 || result.exitCode === 127;
+}

@@ -1,0 +1,147 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
+
+/**
+ * Runs the child as an ordinary process in a group of its own, with a clean environment.
+ * It does not hide the pack: an agent could read hidden tests by absolute path, which every
+ * row records. On timeout, and after every exit, the whole group is killed, and so is every
+ * process that still carries this attempt's marker variable (children that called setsid
+ * leave the group but keep the environment).
+ */
+export class ProcessDriver implements SandboxDriver {
+  readonly kind = "process" as const;
+  readonly hidesPack = false;
+
+  async exec(request: ExecRequest): Promise<ExecResult> {
+    const marker = randomUUID();
+    const started = performance.now();
+    const [program, ...args] = request.argv;
+    if (program === undefined) throw new Error("Cannot exec: argv is empty");
+    const stdout = new CappedLog(request.stdoutFile, request.maxLogBytes);
+    const stderr = new CappedLog(request.stderrFile, request.maxLogBytes);
+    const child = spawn(program, args, {
+      cwd: request.workspace,
+      env: { ...request.env, BENCHCARD_ATTEMPT_MARKER: marker },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const drained = Promise.all([stdout.drain(child.stdout), stderr.drain(child.stderr)]);
+    let timedOut = false;
+    const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>(
+      (resolve) => {
+        const timer = setTimeout(() => {
+          timedOut = true;
+          killGroup(child.pid);
+        }, request.timeoutMs);
+        child.once("error", (error) => {
+          clearTimeout(timer);
+          resolve({ code: null, signal: null, error: error.message });
+        });
+        child.once("exit", (code, signal) => {
+          clearTimeout(timer);
+          resolve({ code, signal });
+        });
+      },
+    );
+    const wallMs = performance.now() - started;
+    killGroup(child.pid);
+    const strays = await killMarked(marker);
+    await Promise.race([drained, delay(2000)]);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    await Promise.all([stdout.close(), stderr.close()]);
+    const result: ExecResult = {
+      exitCode: outcome.code,
+      signal: outcome.signal,
+      timedOut,
+      wallMs,
+      stdoutBytes: stdout.seen,
+      stderrBytes: stderr.seen,
+      logTruncated: stdout.truncated || stderr.truncated,
+      strayProcessesKilled: strays,
+    };
+    if (outcome.error !== undefined) result.spawnError = outcome.error;
+    return result;
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Kills every process whose environment carries the marker, until none is left. */
+export async function killMarked(marker: string): Promise<number> {
+  const needle = `BENCHCARD_ATTEMPT_MARKER=${marker}`;
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const pids = await pidsWithEnv(needle);
+    if (pids.length === 0) return killed;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed++;
+      } catch {
+        // Exited between the scan and the kill.
+      }
+    }
+    await delay(20);
+  }
+  return killed;
+}
+
+async function pidsWithEnv(needle: string): Promise<number[]> {
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const found: number[] = [];
+  await Promise.all(
+    entries.map(async (name) => {
+      if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) return;
+      const environ = await readFile(`/proc/${name}/environ`).catch(() => undefined);
+      if (environ === undefined) return;
+      if (environ.toString("latin1").split("\0").includes(needle)) found.push(Number(name));
+    }),
+  );
+  return found;
+}
+
+/** A log file that keeps the first `cap` bytes and counts the rest. */
+class CappedLog {
+  seen = 0;
+  truncated = false;
+  private readonly out: WriteStream;
+
+  constructor(path: string, private readonly cap: number) {
+    this.out = createWriteStream(path);
+  }
+
+  drain(stream: Readable | null): Promise<void> {
+    if (stream === null) return Promise.resolve();
+    return new Promise((resolve) => {
+      stream.on("data", (chunk: Buffer) => {
+        const room = this.cap - this.seen;
+        if (room > 0) this.out.write(room >= chunk.length ? chunk : chunk.subarray(0, room));
+        if (chunk.length > room) this.truncated = true;
+        this.seen += chunk.length;
+      });
+      stream.once("close", resolve);
+      stream.once("end", resolve);
+      stream.once("error", () => resolve());
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.out.end(resolve));
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

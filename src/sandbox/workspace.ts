@@ -1,0 +1,59 @@
+import { spawn } from "node:child_process";
+import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { BenchcardError } from "../core/errors.js";
+
+/** A fresh scratch folder holding `workspace/` (the agent's tree) and `home/`. */
+export interface Scratch {
+  root: string;
+  workspace: string;
+  home: string;
+  dispose(): Promise<void>;
+}
+
+export async function createScratch(prefix = "benchcard-"): Promise<Scratch> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const workspace = join(root, "workspace");
+  const home = join(root, "home");
+  await Promise.all([mkdir(workspace), mkdir(home)]);
+  return { root, workspace, home, dispose: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** Copies a tree over `dest`, keeping modes and symlinks as they are. */
+export async function layTree(source: string, dest: string): Promise<void> {
+  await cp(source, dest, { recursive: true, force: true, verbatimSymlinks: true });
+}
+
+/** Applies a unified diff (git or plain, -p1) to `dest`; refuses when it does not apply. */
+export async function applyPatch(patchFile: string, dest: string): Promise<void> {
+  const stderr: Buffer[] = [];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn("git", ["apply", "--whitespace=nowarn", "--unsafe-paths", patchFile], {
+      cwd: dest,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: dirname(dest) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  if (code !== 0) {
+    throw new BenchcardError("bad_input", `Cannot apply gold patch: git apply exited ${code}`, [
+      { code: "patch_failed", file: patchFile, path: "", message: Buffer.concat(stderr).toString("utf8").trim() },
+    ]);
+  }
+}
+
+/** The environment every sandboxed child starts from: nothing inherited but PATH and locale. */
+export function cleanEnv(host: NodeJS.ProcessEnv, home: string): Record<string, string> {
+  return {
+    PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    TMPDIR: home,
+    PYTHONDONTWRITEBYTECODE: "1",
+    NO_COLOR: "1",
+  };
+}
