@@ -10,16 +10,23 @@ export interface TaskLayout {
   hasRepo: boolean;
   hasHidden: boolean;
   gold: "dir" | "patch" | "both" | "none";
+  /** The line of each top-level key of task.yaml. */
+  lines: Readonly<Record<string, number>>;
 }
 
 /**
  * Checks that span files: ids equal folder names, strata are declared and unique, every task
- * has what its control role needs. Returns every problem, not just the first.
+ * has what its control role needs. `strata` is undefined when the card's strata could not be
+ * read; the stratum check is then left to the card's own issues. Returns every problem, not just the first.
  */
-export function checkPack(card: Card, cardFile: string, layouts: readonly TaskLayout[]): Issue[] {
+export function checkPack(
+  strata: Card["strata"] | undefined,
+  cardFile: string,
+  layouts: readonly TaskLayout[],
+): Issue[] {
   const issues: Issue[] = [];
   const declared = new Set<string>();
-  card.strata.forEach((stratum, i) => {
+  strata?.forEach((stratum, i) => {
     if (declared.has(stratum.id)) {
       issues.push({ code: "duplicate_stratum", file: cardFile, path: `strata[${i}].id`, message: `stratum "${stratum.id}" is declared twice` });
     }
@@ -27,11 +34,14 @@ export function checkPack(card: Card, cardFile: string, layouts: readonly TaskLa
   });
   for (const layout of layouts) {
     const { task, file, folder } = layout;
-    const problem = (path: string, code: string, message: string) => issues.push({ code, file, path, message });
+    const problem = (path: string, code: string, message: string) => {
+      const line = layout.lines[path];
+      issues.push(line === undefined ? { code, file, path, message } : { code, file, line, path, message });
+    };
     if (task.id !== folder) {
       problem("id", "id_mismatch", `task id "${task.id}" does not equal its folder name "${folder}"`);
     }
-    if (!declared.has(task.stratum)) {
+    if (strata !== undefined && !declared.has(task.stratum)) {
       problem("stratum", "undeclared_stratum", `stratum "${task.stratum}" is not declared in the card's strata (declared: ${[...declared].map((s) => `"${s}"`).join(", ")})`);
     }
     if (!layout.hasPrompt) problem("", "missing_prompt", `task "${folder}" has no prompt.md`);

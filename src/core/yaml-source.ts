@@ -35,6 +35,19 @@ export function parseYamlAs<S extends z.ZodType>(
   };
 }
 
+/** The line of each top-level key of a YAML mapping (for issues found after parsing). */
+export function keyLines(text: string): Record<string, number> {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const out: Record<string, number> = {};
+  if (!isMap(doc.contents)) return out;
+  for (const pair of doc.contents.items) {
+    const key = pair.key as Node | undefined;
+    if (isScalar(key) && key.range) out[String(key.value)] = lines.linePos(key.range[0]).line;
+  }
+  return out;
+}
+
 type Locate = (path: readonly PropertyKey[], key?: string) => number | undefined;
 
 function locator(doc: Document, lines: LineCounter): Locate {
@@ -83,8 +96,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return issue.input === undefined
         ? `required field is missing (expected ${issue.expected})`
         : `expected ${issue.expected}, found ${found}`;
-    case "invalid_value":
-      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, found ${found}`;
+    case "invalid_value": {
+      const options = `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+      return issue.input === undefined ? `required field is missing (expected ${options})` : `expected ${options}, found ${found}`;
+    }
     case "invalid_union":
       return issue.input === undefined ? "required field is missing" : `${unionHint(issue)}, found ${found}`;
     default:

@@ -1,9 +1,10 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { z } from "zod";
 import { CardSchema, TaskSchema, type Card } from "../core/card.js";
 import { BenchcardError, type Issue } from "../core/errors.js";
 import { checkPack, type TaskLayout } from "../core/pack-check.js";
-import { parseYamlAs } from "../core/yaml-source.js";
+import { keyLines, parseYamlAs } from "../core/yaml-source.js";
 
 export const CARD_FILE = "benchcard.yaml";
 export const LOCK_FILE = "benchcard.lock";
@@ -58,12 +59,12 @@ export async function loadPack(root: string): Promise<LoadedPack> {
       isKind(join(dir, "solution.patch"), "file"),
     ]);
     const gold = hasSolutionDir && hasPatch ? "both" : hasSolutionDir ? "dir" : hasPatch ? "patch" : "none";
-    layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, gold });
+    layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, gold, lines: keyLines(text) });
   }
 
+  issues.push(...checkPack(cardResult.ok ? cardResult.value.strata : strataOnly(cardText, cardPath), cardPath, layouts));
   let denylist: string[] = [];
   if (cardResult.ok) {
-    issues.push(...checkPack(cardResult.value, cardPath, layouts));
     const listPath = cardResult.value.contamination.denylist;
     if (listPath !== undefined) {
       const text = await readFile(join(root, listPath), "utf8").catch(() => undefined);
@@ -78,6 +79,12 @@ export async function loadPack(root: string): Promise<LoadedPack> {
     throw new BenchcardError("bad_input", `Cannot load pack "${root}": ${issues.length} problem(s)`, issues);
   }
   return { root, card: cardResult.value, cardFile: cardPath, tasks: layouts, denylist };
+}
+
+/** The card's strata when the rest of the card is broken, so tasks can still be checked. */
+function strataOnly(text: string, file: string): Card["strata"] | undefined {
+  const result = parseYamlAs(z.object({ strata: CardSchema.shape.strata }), text, file);
+  return result.ok ? result.value.strata : undefined;
 }
 
 async function readText(path: string, root: string): Promise<string> {

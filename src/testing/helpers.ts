@@ -1,0 +1,72 @@
+// Helpers for benchcard's own tests. Not exported from the package entry.
+import { spawn, spawnSync } from "node:child_process";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TestContext } from "node:test";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const EXAMPLE = join(REPO_ROOT, "examples", "tiny-fix");
+export const BIN = join(REPO_ROOT, "bin", "benchcard.js");
+
+/** A temp folder removed when the test ends. */
+export async function tempDir(t: TestContext, prefix = "benchcard-test-"): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A private copy of the example pack (optionally only some of its tasks). */
+export async function copyExample(t: TestContext, options: { tasks?: readonly string[] } = {}): Promise<string> {
+  const dest = join(await tempDir(t), "pack");
+  const keep = options.tasks;
+  await cp(EXAMPLE, dest, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => {
+      const rel = src.slice(EXAMPLE.length + 1).split("/");
+      if (src.endsWith("benchcard.lock")) return false;
+      if (keep === undefined || rel[0] !== "tasks" || rel.length < 2) return true;
+      return keep.includes(rel[1] as string);
+    },
+  });
+  return dest;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `benchcard` bin in a child process. */
+export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    child.stderr.on("data", (c: Buffer) => err.push(c));
+    child.once("error", reject);
+    child.once("close", (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+  });
+}
+
+/**
+ * Skips a test when a host tool is missing, on a developer's machine only. With CI=true a
+ * missing tool fails the test: CI must install what the tests need.
+ */
+export function requireTool(t: TestContext, tool: string, probe: readonly string[] = ["--version"]): boolean {
+  const found = spawnSync(tool, probe, { stdio: "ignore" }).status === 0;
+  if (found) return true;
+  if (process.env.CI === "true") throw new Error(`"${tool}" is missing, and CI must not skip: install it in .ci/run`);
+  t.skip(`"${tool}" is not installed`);
+  return false;
+}
