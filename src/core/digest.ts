@@ -1,13 +1,10 @@
-import { z } from "zod";
-
 /** One file of a pack as the lock records it. Mtimes are not content; the executable bit is. */
-export const FileEntrySchema = z.strictObject({
-  kind: z.enum(["file", "symlink"]),
-  executable: z.boolean(),
-  size: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-});
-export type FileEntry = z.output<typeof FileEntrySchema>;
+export interface FileEntry {
+  kind: "file" | "symlink";
+  executable: boolean;
+  size: number;
+  sha256: string;
+}
 export type FileTable = Record<string, FileEntry>;
 
 /** The canonical text a pack hash is taken over: one line per file, sorted by path. */

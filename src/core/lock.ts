@@ -1,8 +1,15 @@
 import { z } from "zod";
-import { FileEntrySchema } from "./digest.js";
+import type { FileEntry } from "./digest.js";
 
 /** benchcard.lock: what `freeze` proved and froze. Read back with this schema, strictly. */
 export const LOCK_SCHEMA = "benchcard.lock/1" as const;
+
+const FileEntrySchema: z.ZodType<FileEntry> = z.strictObject({
+  kind: z.enum(["file", "symlink"]),
+  executable: z.boolean(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
 
 const CheckEvidenceSchema = z.strictObject({
   name: z.enum(["gold", "empty"]),

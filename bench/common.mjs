@@ -1,0 +1,42 @@
+// Shared by the bench scripts: timing of whole commands, side by side, in one invocation.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const BIN = `${ROOT}bin/benchcard.js`;
+
+/** Runs a shell command, fails loudly on a non-zero exit, returns seconds. */
+export function timeShell(command, options = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync("/bin/bash", ["-c", command], { stdio: ["ignore", "ignore", "pipe"], ...options });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (result.status !== 0 && !(options.allowExit ?? []).includes(result.status)) {
+    throw new Error(`bench command failed (${result.status}): ${command}\n${result.stderr}`);
+  }
+  return seconds;
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Alternates the two commands `rounds` times after one warm-up each; prints medians and the ratio. */
+export function sideBySide(label, ours, baseline, rounds = 5) {
+  timeShell(ours.command, ours.options);
+  timeShell(baseline.command, baseline.options);
+  const a = [];
+  const b = [];
+  for (let i = 0; i < rounds; i++) {
+    a.push(timeShell(ours.command, ours.options));
+    b.push(timeShell(baseline.command, baseline.options));
+  }
+  const ma = median(a);
+  const mb = median(b);
+  console.log(`${label}`);
+  console.log(`  ${ours.name.padEnd(28)} median ${ma.toFixed(3)} s  (${a.map((x) => x.toFixed(3)).join(", ")})`);
+  console.log(`  ${baseline.name.padEnd(28)} median ${mb.toFixed(3)} s  (${b.map((x) => x.toFixed(3)).join(", ")})`);
+  console.log(`  ratio ${ours.name} / ${baseline.name}: ${(ma / mb).toFixed(3)}`);
+  return { ours: ma, baseline: mb, ratio: ma / mb };
+}
