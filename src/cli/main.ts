@@ -1,6 +1,7 @@
 import { BenchcardError, formatIssue, type ExitCode } from "../core/errors.js";
 import { HARNESS_VERSION } from "../version.js";
 import { initCommand } from "./commands/init.js";
+import { kappaCommand } from "./commands/kappa.js";
 import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
@@ -11,6 +12,13 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   validate: { run: validateCommand, summary: "validate [pack] [--jobs N] [--json]   run every task's controls (gold k/k, empty k/k)" },
   freeze: { run: freezeCommand, summary: "freeze [pack] [--holdout F --seed N]  validate, then write benchcard.lock" },
   verify: { run: verifyCommand, summary: "verify [pack] [--json]          compare the pack with its lock (exit 2 on drift)" },
+  kappa: {
+    run: kappaCommand,
+    summary:
+      "kappa <labels> <labels> [...] [--gate X] [--gate-on point|lower] [--scale a,b,c]\n" +
+      "        [--weights none|linear|quadratic] [--level nominal|ordinal|interval] [--abstain unclear]\n" +
+      "        [--bootstrap B --seed S] [--adjudicate out.jsonl] [--json | --md]   grader agreement with a gate",
+  },
 };
 
 export const USAGE = `benchcard ${HARNESS_VERSION}: evaluate coding agents honestly
