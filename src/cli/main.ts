@@ -2,6 +2,7 @@ import { BenchcardError, formatIssue, type ExitCode } from "../core/errors.js";
 import { HARNESS_VERSION } from "../version.js";
 import { initCommand } from "./commands/init.js";
 import { kappaCommand } from "./commands/kappa.js";
+import { runCommand } from "./commands/run.js";
 import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
@@ -12,6 +13,13 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   validate: { run: validateCommand, summary: "validate [pack] [--jobs N] [--json]   run every task's controls (gold k/k, empty k/k)" },
   freeze: { run: freezeCommand, summary: "freeze [pack] [--holdout F --seed N]  validate, then write benchcard.lock" },
   verify: { run: verifyCommand, summary: "verify [pack] [--json]          compare the pack with its lock (exit 2 on drift)" },
+  run: {
+    run: runCommand,
+    summary:
+      "run <pack> --agent oracle|nop|spec.yaml --out DIR [--jobs N] [--replays R] [--seed S]\n" +
+      "        [--split holdout|tune|all] [--isolation process|bwrap] [--shard i/N] [--run-id ID]\n" +
+      "      run --resume <run-dir>            run every scheduled attempt into an append-only ledger",
+  },
   kappa: {
     run: kappaCommand,
     summary:

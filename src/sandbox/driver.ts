@@ -17,6 +17,15 @@ export interface ExecRequest {
   stderrFile: string;
   /** Bytes kept per stream; the rest is drained and counted, not stored. */
   maxLogBytes: number;
+  /**
+   * Tag of this execution (e.g. "<run-id>/<attempt-id>"): a driver that cannot rely on
+   * namespaces uses it to find and kill what the child left behind, even after a harness crash.
+   */
+  marker?: string;
+  /** Read-only files the child may read (the prompt file), shown at the same path inside. */
+  readOnlyFiles?: readonly string[];
+  /** Extra files or folders the child may write (the usage file's folder). */
+  writableDirs?: readonly string[];
 }
 
 export interface ExecResult {

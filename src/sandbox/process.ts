@@ -17,7 +17,7 @@ export class ProcessDriver implements SandboxDriver {
   readonly hidesPack = false;
 
   async exec(request: ExecRequest): Promise<ExecResult> {
-    const marker = randomUUID();
+    const marker = request.marker ?? randomUUID();
     const started = performance.now();
     const [program, ...args] = request.argv;
     if (program === undefined) throw new Error("Cannot exec: argv is empty");
@@ -78,12 +78,16 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** Kills every process whose environment carries the marker, until none is left. */
-export async function killMarked(marker: string): Promise<number> {
+/**
+ * Kills every process whose environment carries the marker (or, with `prefix`, any marker that
+ * starts with it), until none is left.
+ */
+export async function killMarked(marker: string, options: { prefix?: boolean } = {}): Promise<number> {
   const needle = `BENCHCARD_ATTEMPT_MARKER=${marker}`;
+  const matches = (entry: string) => (options.prefix ? entry.startsWith(needle) : entry === needle);
   let killed = 0;
   for (let round = 0; round < 20; round++) {
-    const pids = await pidsWithEnv(needle);
+    const pids = await pidsWithEnv(matches);
     if (pids.length === 0) return killed;
     for (const pid of pids) {
       try {
@@ -98,7 +102,7 @@ export async function killMarked(marker: string): Promise<number> {
   return killed;
 }
 
-async function pidsWithEnv(needle: string): Promise<number[]> {
+async function pidsWithEnv(matches: (entry: string) => boolean): Promise<number[]> {
   const entries = await readdir("/proc").catch(() => [] as string[]);
   const found: number[] = [];
   await Promise.all(
@@ -106,7 +110,7 @@ async function pidsWithEnv(needle: string): Promise<number[]> {
       if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) return;
       const environ = await readFile(`/proc/${name}/environ`).catch(() => undefined);
       if (environ === undefined) return;
-      if (environ.toString("latin1").split("\0").includes(needle)) found.push(Number(name));
+      if (environ.toString("latin1").split("\0").some(matches)) found.push(Number(name));
     }),
   );
   return found;

@@ -1,0 +1,87 @@
+import { availableParallelism } from "node:os";
+import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { OUTCOMES } from "../../core/outcome.js";
+import { attemptLine, progressLine } from "../../report/progress.js";
+import { resumeRun, startRun, type Progress, type RunSummary } from "../../run/run.js";
+import { selectDriver } from "../../sandbox/select.js";
+import { integer, parseFlags, positiveInt } from "../args.js";
+import type { Io } from "../io.js";
+
+export async function runCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("run", args, {
+    agent: { type: "string" },
+    out: { type: "string" },
+    jobs: { type: "string" },
+    replays: { type: "string" },
+    seed: { type: "string" },
+    split: { type: "string" },
+    isolation: { type: "string" },
+    shard: { type: "string" },
+    "run-id": { type: "string" },
+    resume: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const jobs = positiveInt("jobs", values.jobs, Math.max(1, availableParallelism()));
+  const onProgress = progressReporter(io);
+  const clock = () => new Date();
+  let summary: RunSummary;
+  if (values.resume !== undefined) {
+    const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation"].includes(k));
+    if (extra.length > 0 || positionals.length > 0) {
+      throw new BenchcardError("bad_input", `Cannot resume with ${[...extra.map((k) => `--${k}`), ...positionals].join(", ")}: a resumed run keeps its recorded settings`);
+    }
+    summary = await resumeRun(
+      { runDir: values.resume, jobs, cwd: io.cwd, env: io.env, clock, onProgress, ...(values.isolation === undefined ? {} : { driver: selectDriver(values.isolation) }) },
+      (kind) => selectDriver(kind),
+    );
+  } else {
+    const [pack, ...rest] = positionals;
+    if (pack === undefined || rest.length > 0) throw new BenchcardError("bad_input", "Cannot run: expected exactly one pack folder, e.g. `benchcard run my-pack --agent oracle --out runs`");
+    if (values.agent === undefined) throw new BenchcardError("bad_input", "Cannot run: --agent is required (oracle, nop, or a spec file)");
+    const split = values.split ?? "all";
+    if (split !== "all" && split !== "holdout" && split !== "tune") throw new BenchcardError("bad_input", `Cannot use --split "${split}": expected holdout, tune or all`);
+    summary = await startRun({
+      pack,
+      agent: values.agent,
+      out: values.out ?? "runs",
+      driver: selectDriver(values.isolation),
+      jobs,
+      split,
+      cwd: io.cwd,
+      env: io.env,
+      clock,
+      onProgress,
+      ...(values.replays === undefined ? {} : { replays: positiveInt("replays", values.replays, 1) }),
+      ...(values.seed === undefined ? {} : { seed: integer("seed", values.seed) }),
+      ...(values.shard === undefined ? {} : { shard: parseShard(values.shard) }),
+      ...(values["run-id"] === undefined ? {} : { runId: values["run-id"] }),
+    });
+  }
+  if (io.isTty) io.stderr("");
+  if (values.json) {
+    io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes }, null, 2));
+  } else {
+    const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map((o) => `${o} ${summary.counts[o]}`).join(", ");
+    io.stdout(`run ${summary.record.run_id}: ${summary.scheduled} attempts scheduled, ${summary.ran} run now${summary.skipped > 0 ? `, ${summary.skipped} already in the ledger` : ""}`);
+    if (summary.repairedBytes > 0) io.stdout(`repaired a torn last ledger line (${summary.repairedBytes} bytes cut)`);
+    io.stdout(`outcomes: ${counts || "none"}`);
+    io.stdout(`isolation: ${summary.record.isolation}${summary.record.isolation === "process" ? " (hidden tests were NOT guaranteed secret from the agent)" : ""}`);
+    io.stdout(`ledger: ${summary.runDir}/ledger.jsonl`);
+  }
+  return 0;
+}
+
+function parseShard(text: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || index < 1 || count < 1 || index > count) {
+    throw new BenchcardError("bad_input", `Cannot use --shard "${text}": expected i/N with 1 <= i <= N`);
+  }
+  return { index, count };
+}
+
+function progressReporter(io: Io): (p: Progress) => void {
+  if (io.isTty) return (p) => io.stderr(`\u001b[2K\r${progressLine(p)}\u001b[1A`);
+  return (p) => io.stderr(attemptLine(p));
+}

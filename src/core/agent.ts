@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { NetworkSchema, TASK_ID_PATTERN } from "./card.js";
+
+/** An agent spec (any file name): a command template and what to record about it. */
+export const AgentSpecSchema = z
+  .strictObject({
+    id: z.string().regex(TASK_ID_PATTERN, "must match [a-z0-9][a-z0-9._-]*"),
+    command: z
+      .array(z.string())
+      .min(1)
+      .describe("argv; {prompt_file} and {workspace} expand; no shell unless you ask for one"),
+    env: z.record(z.string(), z.string()).default({}).describe("extra environment for the agent"),
+    controls: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("model, temperature, endpoint, ...: recorded verbatim on every row"),
+    network: NetworkSchema.default("none"),
+    mounts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("extra host paths the bwrap sandbox shows read-only"),
+  })
+  .describe("benchcard agent spec");
+
+export type AgentSpec = z.output<typeof AgentSpecSchema>;
+
+export const BUILTIN_AGENTS = ["oracle", "nop"] as const;
+export type BuiltinAgent = (typeof BUILTIN_AGENTS)[number];
+
+/** Expands {prompt_file} and {workspace} in every argument. */
+export function expandCommand(command: readonly string[], values: { prompt_file: string; workspace: string }): string[] {
+  return command.map((arg) => arg.replaceAll("{prompt_file}", values.prompt_file).replaceAll("{workspace}", values.workspace));
+}
+
+/** JSON with sorted keys, so equal specs hash equal whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

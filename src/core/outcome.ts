@@ -1,0 +1,40 @@
+/**
+ * The outcome taxonomy: one outcome per attempt, with a reason string. Infra, harness and void
+ * are censored: counted, never scored as the agent's skill.
+ */
+
+export const OUTCOMES = ["pass", "fail", "timeout", "truncated", "invalid", "infra", "harness", "void"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const CENSORED: ReadonlySet<Outcome> = new Set(["infra", "harness", "void"]);
+
+/** What the attempt saw, as plain data, in the order it is judged. */
+export interface AttemptFacts {
+  agentStartError?: string;
+  agentExit: number | null;
+  agentSignal: string | null;
+  agentTimedOut: boolean;
+  usageInfraError?: string;
+  truncated?: string;
+  violations: string;
+  hiddenIntact: boolean;
+  oracle?: { startError?: string; exit: number | null; timedOut: boolean };
+}
+
+export const INFRA_EXIT = 75;
+
+export function classify(facts: AttemptFacts): { outcome: Outcome; reason: string } {
+  if (facts.agentStartError !== undefined) return { outcome: "infra", reason: `agent could not start: ${facts.agentStartError}` };
+  if (facts.agentTimedOut) return { outcome: "timeout", reason: "agent hit the wall clock; its process tree was killed" };
+  if (facts.agentExit === INFRA_EXIT) return { outcome: "infra", reason: "agent exited 75 (infra failure, not the agent's fault)" };
+  if (facts.usageInfraError !== undefined) return { outcome: "infra", reason: `agent reported an infra error: ${facts.usageInfraError}` };
+  if (facts.truncated !== undefined) return { outcome: "truncated", reason: facts.truncated };
+  if (facts.violations !== "") return { outcome: "invalid", reason: facts.violations };
+  if (!facts.hiddenIntact) return { outcome: "harness", reason: "hidden tests laid over the workspace differ from the lock" };
+  const oracle = facts.oracle;
+  if (oracle === undefined) return { outcome: "harness", reason: "the oracle did not run" };
+  if (oracle.startError !== undefined) return { outcome: "harness", reason: `oracle could not start: ${oracle.startError}` };
+  if (oracle.timedOut) return { outcome: "fail", reason: "oracle timed out" };
+  if (oracle.exit === 0) return { outcome: "pass", reason: "oracle exited 0" };
+  return { outcome: "fail", reason: `oracle exited ${oracle.exit ?? "by a signal"}` };
+}

@@ -1,0 +1,78 @@
+import picomatch from "picomatch";
+import type { Fences } from "./card.js";
+
+/** One changed path in the workspace after the agent exited. */
+export interface Change {
+  path: string;
+  change: "added" | "modified" | "deleted";
+  lines_added: number;
+  lines_removed: number;
+}
+
+export interface Violation {
+  rule: "special_file" | "hidden_path" | "forbidden_path" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
+  paths: string[];
+  detail: string;
+}
+
+export interface TamperRules {
+  /** Files hidden/ will lay over the workspace, relative to it. */
+  hiddenFiles: readonly string[];
+  /** Directories hidden/ creates that repo/ does not have: anything created inside is tampering. */
+  hiddenDirs: readonly string[];
+  forbidden: readonly string[];
+  fences: Fences;
+  maxPatchBytes: number | "unknown";
+}
+
+/**
+ * Every rule a patch breaks, decided after the agent exits and before the oracle runs. Pure:
+ * the changes and the rules come in as data.
+ */
+export function findViolations(
+  changes: readonly Change[],
+  patch: { bytes: number; special: readonly string[] },
+  rules: TamperRules,
+): Violation[] {
+  const violations: Violation[] = [];
+  if (patch.special.length > 0) {
+    violations.push({ rule: "special_file", paths: [...patch.special], detail: "left a FIFO, socket or device file" });
+  }
+  const patchBytes = patch.bytes;
+  const hidden = new Set(rules.hiddenFiles);
+  const underHiddenDir = (p: string) => rules.hiddenDirs.some((d) => p === d || p.startsWith(`${d}/`));
+  const onHidden = changes.filter((c) => hidden.has(c.path) || underHiddenDir(c.path)).map((c) => c.path);
+  if (onHidden.length > 0) {
+    violations.push({ rule: "hidden_path", paths: onHidden, detail: "changed a path the hidden tests will fill" });
+  }
+  const forbidden = picomatch([...rules.forbidden], { dot: true });
+  const onForbidden = changes.filter((c) => forbidden(c.path)).map((c) => c.path);
+  if (onForbidden.length > 0) {
+    violations.push({ rule: "forbidden_path", paths: onForbidden, detail: `matches forbidden_paths` });
+  }
+  const allowed = rules.fences.allowed_paths;
+  if (allowed !== undefined && allowed.length > 0) {
+    const inside = picomatch([...allowed], { dot: true });
+    const outside = changes.filter((c) => !inside(c.path)).map((c) => c.path);
+    if (outside.length > 0) violations.push({ rule: "fence_path", paths: outside, detail: `outside allowed_paths ${allowed.join(", ")}` });
+  }
+  const maxFiles = rules.fences.max_files;
+  if (maxFiles !== undefined && changes.length > maxFiles) {
+    violations.push({ rule: "fence_files", paths: changes.map((c) => c.path), detail: `${changes.length} files changed, fence allows ${maxFiles}` });
+  }
+  const lines = changes.reduce((acc, c) => acc + c.lines_added + c.lines_removed, 0);
+  const maxLines = rules.fences.max_diff_lines;
+  if (maxLines !== undefined && lines > maxLines) {
+    violations.push({ rule: "fence_lines", paths: [], detail: `${lines} diff lines, fence allows ${maxLines}` });
+  }
+  if (rules.maxPatchBytes !== "unknown" && patchBytes > rules.maxPatchBytes) {
+    violations.push({ rule: "patch_size", paths: [], detail: `patch is ${patchBytes} bytes, max_patch_bytes is ${rules.maxPatchBytes}` });
+  }
+  return violations;
+}
+
+export function describeViolations(violations: readonly Violation[]): string {
+  return violations
+    .map((v) => `${v.rule}: ${v.detail}${v.paths.length > 0 ? ` (${v.paths.slice(0, 10).join(", ")}${v.paths.length > 10 ? ", ..." : ""})` : ""}`)
+    .join("; ");
+}

@@ -1,0 +1,300 @@
+import { copyFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expandCommand } from "../core/agent.js";
+import type { Fences } from "../core/card.js";
+import type { FileEntry } from "../core/digest.js";
+import { BenchcardError } from "../core/errors.js";
+import type { Row } from "../core/ledger-row.js";
+import { ROW_SCHEMA } from "../core/ledger-row.js";
+import type { Lock } from "../core/lock.js";
+import { classify, type AttemptFacts } from "../core/outcome.js";
+import type { ScheduledAttempt } from "../core/schedule.js";
+import { describeViolations, findViolations } from "../core/tamper.js";
+import { parseUsage, truncation } from "../core/usage.js";
+import { hashFilesSync } from "../pack/hash.js";
+import type { LoadedPack, LoadedTask } from "../pack/load.js";
+import { shellCouldNotStart, type ExecResult, type SandboxDriver } from "../sandbox/driver.js";
+import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
+import { HARNESS_VERSION } from "../version.js";
+import type { ResolvedAgent } from "./agent.js";
+import { diffWorkspace, listTree, scrubWorkspace } from "./workspace-diff.js";
+
+export const LOG_CAP_BYTES = 8 * 1024 * 1024;
+
+export interface RunContext {
+  runId: string;
+  runDir: string;
+  pack: LoadedPack;
+  lock: Lock;
+  agent: ResolvedAgent;
+  driver: SandboxDriver;
+  seed: number;
+  split: "holdout" | "tune" | "all";
+  shard: string;
+  hostEnv: NodeJS.ProcessEnv;
+  clock: () => Date;
+  /** Stat signatures of the pack's files, taken when the run verified the pack. */
+  snapshot: ReadonlyMap<string, string>;
+}
+
+/** Lock entries of one task folder's part (repo/, hidden/), relative to that part. */
+export function taskPart(lock: Lock, taskId: string, part: "repo" | "hidden"): Record<string, FileEntry> {
+  const prefix = `tasks/${taskId}/${part}/`;
+  const out: Record<string, FileEntry> = {};
+  for (const [path, entry] of Object.entries(lock.files)) if (path.startsWith(prefix)) out[path.slice(prefix.length)] = entry;
+  return out;
+}
+
+/** A stat signature: a cheap way to see that a file was touched since it was hashed. */
+export function signature(info: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }): string {
+  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.mode}`;
+}
+
+/**
+ * Step 1: the task's files still match the lock. Files whose stat signature moved since the
+ * run verified the pack are re-hashed; any added, removed or changed file is drift (exit 2).
+ */
+async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> {
+  const prefix = `tasks/${task.task.id}/`;
+  const locked = Object.keys(ctx.lock.files).filter((p) => p.startsWith(prefix));
+  const present = (await listTree(task.dir)).map((p) => prefix + p);
+  const lockedSet = new Set(locked);
+  const drift: string[] = present.filter((p) => !lockedSet.has(p));
+  const presentSet = new Set(present);
+  drift.push(...locked.filter((p) => !presentSet.has(p)));
+  const moved: string[] = [];
+  for (const path of locked) {
+    if (!presentSet.has(path)) continue;
+    const info = await lstat(join(ctx.pack.root, path));
+    if (signature(info) !== ctx.snapshot.get(path)) moved.push(path);
+  }
+  const hashes = hashFilesSync(ctx.pack.root, moved);
+  moved.forEach((path, i) => {
+    const entry = ctx.lock.files[path]!;
+    const now = hashes[i]!;
+    if (now.sha256 !== entry.sha256 || now.kind !== entry.kind || now.executable !== entry.executable) drift.push(path);
+  });
+  if (drift.length > 0) {
+    throw new BenchcardError("drift", `Cannot run attempt of "${task.task.id}": the pack drifted from its lock: ${drift.sort().join(", ")}`);
+  }
+}
+
+export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt): Promise<Row> {
+  await checkTaskDrift(ctx, task);
+  const startedAt = ctx.clock();
+  const started = performance.now();
+  const artifactsRel = `attempts/${attempt.task_id}/${attempt.replay}`;
+  const artifacts = join(ctx.runDir, artifactsRel);
+  await rm(artifacts, { recursive: true, force: true });
+  await mkdir(artifacts, { recursive: true });
+  const scratchRoot = join(ctx.runDir, ".work", `${attempt.task_id}.${attempt.replay}`);
+  await rm(scratchRoot, { recursive: true, force: true });
+  const workspace = join(scratchRoot, "workspace");
+  const home = join(scratchRoot, "home");
+  const io = join(scratchRoot, "io");
+  await Promise.all([mkdir(workspace, { recursive: true }), mkdir(home, { recursive: true }), mkdir(io, { recursive: true })]);
+  const card = ctx.pack.card;
+  const fences: Fences = task.task.fences ?? card.contract.fences ?? {};
+  const marker = `${ctx.runId}/${attempt.attempt_id}`;
+  const base = {
+    schema: ROW_SCHEMA,
+    run_id: ctx.runId,
+    attempt_id: attempt.attempt_id,
+    task_id: attempt.task_id,
+    stratum: attempt.stratum,
+    role: task.task.control ?? "normal",
+    split: ctx.split,
+    replay: attempt.replay,
+    seed: ctx.seed,
+    shard: ctx.shard,
+    agent_id: ctx.agent.id,
+    agent_fingerprint: ctx.agent.fingerprint,
+    agent_controls: ctx.agent.controls,
+    pack_hash: ctx.lock.pack_hash,
+    card_hash: ctx.lock.card_hash,
+    harness_version: HARNESS_VERSION,
+    isolation: ctx.driver.kind,
+    hidden_guaranteed_secret: ctx.driver.hidesPack,
+    envelope: card.envelope as Record<string, unknown>,
+    limits: {},
+  } satisfies Partial<Row>;
+  const artifactPaths = {
+    agent_stdout: `${artifactsRel}/agent.out`,
+    agent_stderr: `${artifactsRel}/agent.err`,
+    diff: `${artifactsRel}/diff.patch`,
+    oracle_stdout: `${artifactsRel}/oracle.out`,
+    oracle_stderr: `${artifactsRel}/oracle.err`,
+  };
+  try {
+    await layTree(join(task.dir, "repo"), workspace);
+    const baseline = taskPart(ctx.lock, attempt.task_id, "repo");
+    const promptFile = join(io, "prompt.md");
+    await copyFile(join(task.dir, "prompt.md"), promptFile);
+    const usageFile = join(io, "usage.json");
+
+    const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
+    const usageText = await readFile(usageFile, "utf8").catch(() => undefined);
+    const { usage, note } = parseUsage(usageText);
+    if (usageText !== undefined) await writeFile(join(artifacts, "usage.json"), usageText);
+
+    await scrubWorkspace(workspace, baseline);
+    const diff = await diffWorkspace(workspace, join(task.dir, "repo"), baseline);
+    await writeFile(join(artifacts, "diff.patch"), diff.patch);
+    const hidden = taskPart(ctx.lock, attempt.task_id, "hidden");
+    const hiddenFiles = Object.keys(hidden);
+    const violations = findViolations(diff.changes, diff, {
+      hiddenFiles,
+      hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)),
+      forbidden: card.contract.forbidden_paths,
+      fences,
+      maxPatchBytes: card.contract.max_patch_bytes,
+    });
+    const facts: AttemptFacts = {
+      agentExit: agentRun.exitCode,
+      agentSignal: agentRun.signal,
+      agentTimedOut: agentRun.timedOut,
+      violations: describeViolations(violations),
+      hiddenIntact: true,
+    };
+    if (agentRun.spawnError !== undefined) facts.agentStartError = agentRun.spawnError;
+    if (usage.infra_error !== null) facts.usageInfraError = usage.infra_error;
+    const truncated = truncation(usage, card.envelope);
+    if (truncated !== undefined) facts.truncated = truncated;
+
+    let oracleRun: ExecResult | undefined;
+    const decided = classify({ ...facts, oracle: { exit: 0, timedOut: false } });
+    if (decided.outcome === "pass") {
+      // Nothing before the oracle decided the attempt: lay hidden/ and grade.
+      if (task.hasHidden) await layTree(join(task.dir, "hidden"), workspace);
+      const laid = hashFilesSync(workspace, hiddenFiles);
+      facts.hiddenIntact = hiddenFiles.every((p, i) => laid[i]!.sha256 === hidden[p]!.sha256);
+      if (facts.hiddenIntact) {
+        oracleRun = await ctx.driver.exec({
+          argv: ["/bin/sh", "-c", task.task.oracle ?? card.contract.oracle],
+          workspace,
+          env: cleanEnv(ctx.hostEnv, home),
+          timeoutMs: (task.task.oracle_timeout_s ?? card.contract.oracle_timeout_s) * 1000,
+          stdoutFile: join(artifacts, "oracle.out"),
+          stderrFile: join(artifacts, "oracle.err"),
+          maxLogBytes: LOG_CAP_BYTES,
+          marker: `${marker}/oracle`,
+        });
+        facts.oracle = { exit: oracleRun.exitCode, timedOut: oracleRun.timedOut };
+        if (shellCouldNotStart(oracleRun)) facts.oracle.startError = oracleRun.spawnError ?? `sh exited ${oracleRun.exitCode}`;
+      }
+    }
+    const { outcome, reason } = classify(facts);
+    return {
+      ...base,
+      outcome,
+      reason: note === null ? reason : `${reason} (${note})`,
+      agent_exit: agentRun.exitCode,
+      agent_signal: agentRun.signal,
+      agent_wall_s: round3(agentRun.wallMs / 1000),
+      oracle_exit: oracleRun?.exitCode ?? null,
+      oracle_wall_s: oracleRun === undefined ? null : round3(oracleRun.wallMs / 1000),
+      wall_s: round3((performance.now() - started) / 1000),
+      usage,
+      usage_note: note,
+      diff: {
+        files: diff.changes.length,
+        lines_added: sum(diff.changes.map((c) => c.lines_added)),
+        lines_removed: sum(diff.changes.map((c) => c.lines_removed)),
+        bytes: diff.bytes,
+      },
+      violations,
+      log_truncated: agentRun.logTruncated || (oracleRun?.logTruncated ?? false),
+      stray_processes_killed: agentRun.strayProcessesKilled + (oracleRun?.strayProcessesKilled ?? 0),
+      started_at: startedAt.toISOString(),
+      ended_at: ctx.clock().toISOString(),
+      artifacts: artifactPaths,
+    };
+  } catch (error) {
+    if (error instanceof BenchcardError && error.code === "drift") throw error;
+    return {
+      ...base,
+      outcome: "harness",
+      reason: `the harness failed: ${(error as Error).message}`,
+      agent_exit: null,
+      agent_signal: null,
+      agent_wall_s: 0,
+      oracle_exit: null,
+      oracle_wall_s: null,
+      wall_s: round3((performance.now() - started) / 1000),
+      usage: parseUsage(undefined).usage,
+      usage_note: null,
+      diff: { files: 0, lines_added: 0, lines_removed: 0, bytes: 0 },
+      violations: [],
+      log_truncated: false,
+      stray_processes_killed: 0,
+      started_at: startedAt.toISOString(),
+      ended_at: ctx.clock().toISOString(),
+      artifacts: artifactPaths,
+    };
+  } finally {
+    await rm(scratchRoot, { recursive: true, force: true });
+  }
+}
+
+interface AgentPaths {
+  workspace: string;
+  home: string;
+  promptFile: string;
+  usageFile: string;
+  io: string;
+  marker: string;
+  artifacts: string;
+}
+
+/** Step 4: the built-in agents act in-process; a spec's command runs in the sandbox. */
+async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): Promise<ExecResult> {
+  const agent = ctx.agent;
+  if (agent.kind === "builtin") {
+    const started = performance.now();
+    if (agent.id === "oracle") {
+      if (task.gold === "dir") await layTree(join(task.dir, "solution"), paths.workspace);
+      if (task.gold === "patch") await applyPatch(join(task.dir, "solution.patch"), paths.workspace);
+    }
+    await Promise.all([writeFile(join(paths.artifacts, "agent.out"), ""), writeFile(join(paths.artifacts, "agent.err"), "")]);
+    return { exitCode: 0, signal: null, timedOut: false, wallMs: performance.now() - started, stdoutBytes: 0, stderrBytes: 0, logTruncated: false, strayProcessesKilled: 0 };
+  }
+  const env = {
+    ...cleanEnv(ctx.hostEnv, paths.home),
+    ...agent.spec.env,
+    BENCHCARD_PROMPT_FILE: paths.promptFile,
+    BENCHCARD_WORKSPACE: paths.workspace,
+    BENCHCARD_USAGE_FILE: paths.usageFile,
+  };
+  return ctx.driver.exec({
+    argv: expandCommand(agent.spec.command, { prompt_file: paths.promptFile, workspace: paths.workspace }),
+    workspace: paths.workspace,
+    env,
+    timeoutMs: ctx.pack.card.envelope.wall_s * 1000,
+    stdoutFile: join(paths.artifacts, "agent.out"),
+    stderrFile: join(paths.artifacts, "agent.err"),
+    maxLogBytes: LOG_CAP_BYTES,
+    marker: paths.marker,
+    readOnlyFiles: [paths.promptFile],
+    writableDirs: [paths.io],
+  });
+}
+
+/** Folders that only hidden/ brings: the agent may create nothing inside them. */
+function hiddenOnlyDirs(hiddenFiles: readonly string[], repoFiles: readonly string[]): string[] {
+  const repoDirs = new Set(repoFiles.flatMap((p) => ancestors(p)));
+  return [...new Set(hiddenFiles.flatMap((p) => ancestors(p)))].filter((d) => !repoDirs.has(d)).sort();
+}
+
+function ancestors(path: string): string[] {
+  const parts = path.split("/");
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join("/"));
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+

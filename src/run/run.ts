@@ -1,0 +1,293 @@
+import { createHash, randomBytes } from "node:crypto";
+import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { cpus, hostname, release } from "node:os";
+import { join, resolve } from "node:path";
+import { BenchcardError } from "../core/errors.js";
+import { CENSORED, type Outcome } from "../core/outcome.js";
+import { mapPool } from "../core/pool.js";
+import { scheduleAttempts, type ScheduledAttempt } from "../core/schedule.js";
+import type { Lock } from "../core/lock.js";
+import { loadPack, type LoadedPack } from "../pack/load.js";
+import { readLock, writeFileAtomic } from "../pack/lockfile.js";
+import { verifyPack } from "../pack/verify.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+import { killMarked } from "../sandbox/process.js";
+import { HARNESS_VERSION } from "../version.js";
+import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
+import { runAttempt, signature, type RunContext } from "./attempt.js";
+import { LedgerWriter, readLedger } from "./ledger.js";
+
+export const RUN_FILE = "run.json";
+export const LEDGER_FILE = "ledger.jsonl";
+
+export interface RunRecord {
+  schema: "benchcard.run/1";
+  run_id: string;
+  harness_version: string;
+  host: { hostname: string; platform: string; release: string; arch: string; cpu: string; cpus: number; node: string; fingerprint: string };
+  pack: string;
+  pack_hash: string;
+  card_hash: string;
+  card_name: string;
+  card_version: string;
+  agent: { kind: "builtin" | "spec"; id: string; fingerprint: string; spec_path: string | null; spec_text: string | null };
+  seed: number;
+  replays: number;
+  split: "holdout" | "tune" | "all";
+  shard: string;
+  isolation: "process" | "bwrap";
+  scheduled: number;
+  started_at: string;
+  ended_at: string | null;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  counts: Partial<Record<Outcome, number>>;
+  elapsedMs: number;
+  last?: { attempt_id: string; outcome: Outcome; wall_s: number };
+}
+
+export interface RunOptions {
+  pack: string;
+  agent: string;
+  out: string;
+  driver: SandboxDriver;
+  jobs: number;
+  replays?: number;
+  seed?: number;
+  split: "holdout" | "tune" | "all";
+  shard?: { index: number; count: number };
+  runId?: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  clock: () => Date;
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface RunSummary {
+  runDir: string;
+  record: RunRecord;
+  scheduled: number;
+  ran: number;
+  skipped: number;
+  counts: Partial<Record<Outcome, number>>;
+  repairedBytes: number;
+}
+
+/** `benchcard run`: verify, plan, then run every scheduled attempt into a new run folder. */
+export async function startRun(options: RunOptions): Promise<RunSummary> {
+  const packRoot = resolve(options.cwd, options.pack);
+  const { pack, lock, snapshot } = await openFrozenPack(packRoot);
+  const agent = await loadAgent(options.agent, { cwd: options.cwd, env: options.env });
+  const started = options.clock();
+  const runId = options.runId ?? `${started.toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${agent.id}-${randomBytes(3).toString("hex")}`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) throw new BenchcardError("bad_input", `Cannot use run id "${runId}": expected letters, digits, ".", "_" or "-"`);
+  const runDir = resolve(options.cwd, options.out, runId);
+  const existing = await readdir(runDir).catch(() => undefined);
+  if (existing !== undefined && existing.length > 0) {
+    throw new BenchcardError("bad_input", `Cannot start run "${runDir}": the folder exists and is not empty; use \`benchcard run --resume ${runDir}\``);
+  }
+  if (options.split !== "all" && lock.split === null) {
+    throw new BenchcardError("bad_input", `Cannot run split "${options.split}": the pack was frozen without a holdout (freeze --holdout F)`);
+  }
+  await mkdir(runDir, { recursive: true });
+  const shard = options.shard ?? { index: 1, count: 1 };
+  const record: RunRecord = {
+    schema: "benchcard.run/1",
+    run_id: runId,
+    harness_version: HARNESS_VERSION,
+    host: hostFingerprint(),
+    pack: packRoot,
+    pack_hash: lock.pack_hash,
+    card_hash: lock.card_hash,
+    card_name: lock.card_name,
+    card_version: lock.card_version,
+    agent: {
+      kind: agent.kind,
+      id: agent.id,
+      fingerprint: agent.fingerprint,
+      spec_path: agent.kind === "spec" ? agent.path : null,
+      spec_text: agent.kind === "spec" ? agent.text : null,
+    },
+    seed: options.seed ?? randomBytes(4).readUInt32LE(0) % 2 ** 31,
+    replays: options.replays ?? pack.card.controls.replays,
+    split: options.split,
+    shard: `${shard.index}/${shard.count}`,
+    isolation: options.driver.kind,
+    scheduled: 0,
+    started_at: started.toISOString(),
+    ended_at: null,
+  };
+  const attempts = plan(pack, lock, record);
+  record.scheduled = attempts.length;
+  await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  return execute({ runDir, record, pack, lock, snapshot, agent, attempts, options, repairedBytes: 0 });
+}
+
+export interface ResumeOptions {
+  runDir: string;
+  driver?: SandboxDriver;
+  jobs: number;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  clock: () => Date;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** `benchcard run --resume`: the missing attempts only, with the recorded settings. */
+export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRecord["isolation"]) => SandboxDriver): Promise<RunSummary> {
+  const runDir = resolve(options.cwd, options.runDir);
+  const record = await readRunRecord(runDir);
+  // Whatever a crashed harness left running under this run is ended before anything else.
+  await killMarked(`${record.run_id}/`, { prefix: true });
+  await rm(join(runDir, ".work"), { recursive: true, force: true });
+  const { pack, lock, snapshot } = await openFrozenPack(record.pack);
+  if (lock.pack_hash !== record.pack_hash || lock.card_hash !== record.card_hash) {
+    throw new BenchcardError("drift", `Cannot resume "${runDir}": the pack's lock is not the one this run started with`);
+  }
+  const agent: ResolvedAgent =
+    record.agent.kind === "spec"
+      ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env)
+      : await loadAgent(record.agent.id, { cwd: options.cwd, env: options.env });
+  if (agent.fingerprint !== record.agent.fingerprint) {
+    throw new BenchcardError("drift", `Cannot resume "${runDir}": agent "${agent.id}" no longer has the fingerprint the run started with (its program changed)`);
+  }
+  const driver = options.driver ?? makeDriver(record.isolation);
+  if (driver.kind !== record.isolation) {
+    throw new BenchcardError("bad_input", `Cannot resume "${runDir}" with isolation "${driver.kind}": the run started with "${record.isolation}"`);
+  }
+  const { rows, repairedBytes } = await readLedger(join(runDir, LEDGER_FILE), { repair: true });
+  const done = new Set(rows.map((r) => r.attempt_id));
+  const attempts = plan(pack, lock, record).filter((a) => !done.has(a.attempt_id));
+  const summary = await execute({
+    runDir,
+    record,
+    pack,
+    lock,
+    snapshot,
+    agent,
+    attempts,
+    options: { ...options, driver },
+    repairedBytes,
+    already: rows.map((r) => r.outcome),
+  });
+  return summary;
+}
+
+export async function readRunRecord(runDir: string): Promise<RunRecord> {
+  const text = await readFile(join(runDir, RUN_FILE), "utf8").catch(() => undefined);
+  if (text === undefined) throw new BenchcardError("bad_input", `Cannot use "${runDir}": not a run folder (no ${RUN_FILE})`);
+  try {
+    const record = JSON.parse(text) as RunRecord;
+    if (record.schema !== "benchcard.run/1") throw new Error(`schema is ${JSON.stringify(record.schema)}`);
+    return record;
+  } catch (error) {
+    throw new BenchcardError("bad_input", `Cannot read "${join(runDir, RUN_FILE)}": ${(error as Error).message}`);
+  }
+}
+
+function plan(pack: LoadedPack, lock: Lock, record: RunRecord): ScheduledAttempt[] {
+  const inSplit = (id: string) =>
+    record.split === "all" || (record.split === "holdout" ? lock.split?.holdout.includes(id) : lock.split?.tune.includes(id)) === true;
+  const [index, count] = record.shard.split("/").map(Number) as [number, number];
+  return scheduleAttempts(
+    pack.tasks.filter((t) => inSplit(t.task.id)).map((t) => ({ id: t.task.id, stratum: t.task.stratum })),
+    { replays: record.replays, seed: record.seed, shard: { index, count } },
+  );
+}
+
+/** Loads a frozen pack, verifies it byte for byte, and snapshots stat signatures. */
+async function openFrozenPack(root: string): Promise<{ pack: LoadedPack; lock: Lock; snapshot: Map<string, string> }> {
+  const lock = await readLock(root);
+  const verified = await verifyPack(root, { lock });
+  if (verified.status !== "ok") {
+    const list = verified.drift.map((d) => `${d.change} ${d.path}`).join(", ");
+    throw new BenchcardError("drift", `Cannot run on "${root}": the pack does not match its lock: ${list}`);
+  }
+  const pack = await loadPack(root);
+  const snapshot = new Map<string, string>();
+  await mapPool(Object.keys(lock.files), 64, async (path) => {
+    snapshot.set(path, signature(await lstat(join(root, path))));
+  });
+  return { pack, lock, snapshot };
+}
+
+interface Execution {
+  runDir: string;
+  record: RunRecord;
+  pack: LoadedPack;
+  lock: Lock;
+  snapshot: Map<string, string>;
+  agent: ResolvedAgent;
+  attempts: ScheduledAttempt[];
+  options: { driver: SandboxDriver; jobs: number; env: NodeJS.ProcessEnv; clock: () => Date; onProgress?: (p: Progress) => void };
+  repairedBytes: number;
+  already?: Outcome[];
+}
+
+async function execute(run: Execution): Promise<RunSummary> {
+  const { runDir, record, options } = run;
+  const ctx: RunContext = {
+    runId: record.run_id,
+    runDir,
+    pack: run.pack,
+    lock: run.lock,
+    agent: run.agent,
+    driver: options.driver,
+    seed: record.seed,
+    split: record.split,
+    shard: record.shard,
+    hostEnv: options.env,
+    clock: options.clock,
+    snapshot: run.snapshot,
+  };
+  const tasks = new Map(run.pack.tasks.map((t) => [t.task.id, t]));
+  const counts: Partial<Record<Outcome, number>> = {};
+  for (const o of run.already ?? []) counts[o] = (counts[o] ?? 0) + 1;
+  const ledger = await LedgerWriter.open(join(runDir, LEDGER_FILE));
+  const started = performance.now();
+  let done = run.already?.length ?? 0;
+  try {
+    await mapPool(run.attempts, options.jobs, async (attempt) => {
+      const task = tasks.get(attempt.task_id);
+      if (task === undefined) throw new Error(`Cannot find task "${attempt.task_id}" in the pack`);
+      const row = await runAttempt(ctx, task, attempt);
+      await ledger.append(row);
+      counts[row.outcome] = (counts[row.outcome] ?? 0) + 1;
+      done++;
+      options.onProgress?.({
+        done,
+        total: record.scheduled,
+        counts: { ...counts },
+        elapsedMs: performance.now() - started,
+        last: { attempt_id: row.attempt_id, outcome: row.outcome, wall_s: row.wall_s },
+      });
+    });
+  } finally {
+    await ledger.close();
+    await rm(join(runDir, ".work"), { recursive: true, force: true });
+  }
+  const finished: RunRecord = { ...record, ended_at: options.clock().toISOString() };
+  await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(finished, null, 2)}\n`);
+  return {
+    runDir,
+    record: finished,
+    scheduled: record.scheduled,
+    ran: run.attempts.length,
+    skipped: record.scheduled - run.attempts.length,
+    counts,
+    repairedBytes: run.repairedBytes,
+  };
+}
+
+export function censoredCount(counts: Partial<Record<Outcome, number>>): number {
+  return [...CENSORED].reduce((acc, o) => acc + (counts[o] ?? 0), 0);
+}
+
+function hostFingerprint(): RunRecord["host"] {
+  const cpu = cpus()[0]?.model ?? "unknown";
+  const base = { hostname: hostname(), platform: process.platform, release: release(), arch: process.arch, cpu, cpus: cpus().length, node: process.version };
+  return { ...base, fingerprint: createHash("sha256").update(JSON.stringify(base)).digest("hex").slice(0, 16) };
+}

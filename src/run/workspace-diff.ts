@@ -1,0 +1,109 @@
+import { readdir, readFile, readlink, rm } from "node:fs/promises";
+import { join } from "node:path";
+import picomatch from "picomatch";
+import type { FileEntry } from "../core/digest.js";
+import { unifiedDiff } from "../core/line-diff.js";
+import type { Change } from "../core/tamper.js";
+import { hashFilesSync } from "../pack/hash.js";
+
+export interface WorkspaceDiff {
+  changes: Change[];
+  patch: string;
+  bytes: number;
+  /** FIFOs, sockets and devices the agent left: never content, always a violation. */
+  special: string[];
+}
+
+/** Files a test run leaves behind; removed before the diff unless the starting repo had them. */
+export const SCRUB_GLOBS = ["**/__pycache__/**", "**/.pytest_cache/**", "**/*.pyc"];
+
+/**
+ * Lists every file and symlink under `dir`, relative and "/"-separated, sorted byte-wise.
+ */
+export async function listTree(dir: string, special: string[] = []): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(rel: string): Promise<void> {
+    const entries = await readdir(rel === "" ? dir : join(dir, rel), { withFileTypes: true });
+    for (const entry of entries) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() || entry.isSymbolicLink()) out.push(path);
+      else special.push(path);
+    }
+  }
+  await walk("");
+  special.sort();
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Removes test-runner leftovers (bytecode caches) the starting repo did not have, so a planted
+ * .pyc can never stand in for source the oracle should import.
+ */
+export async function scrubWorkspace(workspace: string, baseline: Readonly<Record<string, FileEntry>>): Promise<string[]> {
+  const isJunk = picomatch(SCRUB_GLOBS, { dot: true });
+  const junk = (await listTree(workspace)).filter((p) => isJunk(p) && baseline[p] === undefined);
+  await Promise.all(junk.map((p) => rm(join(workspace, p), { force: true })));
+  return junk;
+}
+
+/**
+ * Compares the workspace with the starting repo: `baseline` holds the lock's entries for
+ * repo/ (so nothing is hashed before the agent runs), `repoDir` the bytes to diff against.
+ */
+export async function diffWorkspace(
+  workspace: string,
+  repoDir: string,
+  baseline: Readonly<Record<string, FileEntry>>,
+): Promise<WorkspaceDiff> {
+  const special: string[] = [];
+  const now = await listTree(workspace, special);
+  const present = new Set(now);
+  const changes: Change[] = [];
+  const patches: string[] = [];
+  let binaryBytes = 0;
+  const hashes = hashFilesSync(workspace, now);
+  for (const [i, path] of now.entries()) {
+    const before = baseline[path];
+    const after = hashes[i]!;
+    if (before !== undefined && before.sha256 === after.sha256 && before.kind === after.kind && before.executable === after.executable) continue;
+    const old = before === undefined ? null : await content(join(repoDir, path), before.kind);
+    const fresh = await content(join(workspace, path), after.kind);
+    changes.push(await describe(path, before === undefined ? "added" : "modified", old, fresh, patches, (n) => (binaryBytes += n)));
+  }
+  for (const path of Object.keys(baseline).sort()) {
+    if (present.has(path)) continue;
+    const old = await content(join(repoDir, path), baseline[path]!.kind);
+    changes.push(await describe(path, "deleted", old, null, patches, (n) => (binaryBytes += n)));
+  }
+  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const patch = patches.join("");
+  return { changes, patch, bytes: Buffer.byteLength(patch) + binaryBytes, special };
+}
+
+async function content(path: string, kind: FileEntry["kind"]): Promise<Buffer> {
+  return kind === "symlink" ? Buffer.from(`symlink -> ${await readlink(path)}\n`) : readFile(path);
+}
+
+async function describe(
+  path: string,
+  change: Change["change"],
+  before: Buffer | null,
+  after: Buffer | null,
+  patches: string[],
+  addBinary: (bytes: number) => void,
+): Promise<Change> {
+  if (isBinary(before) || isBinary(after)) {
+    patches.push(`Binary files ${before === null ? "/dev/null" : `a/${path}`} and ${after === null ? "/dev/null" : `b/${path}`} differ\n`);
+    addBinary(after?.length ?? 0);
+    return { path, change, lines_added: 0, lines_removed: 0 };
+  }
+  const diff = unifiedDiff(path, before?.toString("utf8") ?? null, after?.toString("utf8") ?? null);
+  patches.push(diff.text === "" ? `--- a/${path}\n+++ b/${path}\n(mode or line-ending change only)\n` : diff.text);
+  return { path, change, lines_added: diff.added, lines_removed: diff.removed };
+}
+
+function isBinary(bytes: Buffer | null): boolean {
+  if (bytes === null) return false;
+  return bytes.length > 1 << 20 || bytes.subarray(0, 8192).includes(0);
+}
