@@ -86,7 +86,8 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) throw new BenchcardError("bad_input", `Cannot use run id "${runId}": expected letters, digits, ".", "_" or "-"`);
   const runDir = resolve(options.cwd, options.out, runId);
   const existing = await readdir(runDir).catch(() => undefined);
-  if (existing !== undefined && existing.length > 0) {
+  // A start that died before run.json was written leaves at most a temp file: start again.
+  if (existing !== undefined && existing.some((name) => !name.endsWith(".tmp"))) {
     throw new BenchcardError("bad_input", `Cannot start run "${runDir}": the folder exists and is not empty; use \`benchcard run --resume ${runDir}\``);
   }
   if (options.split !== "all" && lock.split === null) {

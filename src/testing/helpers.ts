@@ -70,3 +70,27 @@ export function requireTool(t: TestContext, tool: string, probe: readonly string
   t.skip(`"${tool}" is not installed`);
   return false;
 }
+
+/** Whether a pid is still a live (not zombie) process. */
+export async function alive(pid: number): Promise<boolean> {
+  const { readFile } = await import("node:fs/promises");
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => undefined);
+  if (status === undefined) return false;
+  return !/^State:\s+Z/m.test(status);
+}
+
+/** A frozen copy of some example tasks, with the card edited by `editCard`. */
+export async function frozenExample(
+  t: TestContext,
+  options: { tasks: readonly string[]; editCard?: (card: string) => string },
+): Promise<string> {
+  const { readFile, writeFile } = await import("node:fs/promises");
+  const pack = await copyExample(t, { tasks: options.tasks });
+  if (options.editCard) {
+    const path = join(pack, "benchcard.yaml");
+    await writeFile(path, options.editCard(await readFile(path, "utf8")));
+  }
+  const frozen = await runCli(["freeze", pack, "--jobs", "2"]);
+  if (frozen.code !== 0) throw new Error(`freeze failed: ${frozen.stderr}${frozen.stdout}`);
+  return pack;
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { Row } from "../core/ledger-row.js";
+import { seededPrng } from "../core/random.js";
+import { BIN, runCli, tempDir } from "../testing/helpers.js";
+import { MINI_CARD, writeMiniPack, type MiniTask } from "../testing/mini-pack.js";
+
+const SHELL_TASK: MiniTask = {
+  repo: { "answer.txt": "0\n" },
+  hidden: { "check.sh": 'test "$(cat answer.txt)" = 42\n' },
+  solution: { "answer.txt": "42\n" },
+};
+
+async function quickPack(dir: string, tasks: number): Promise<string> {
+  const root = join(dir, "pack");
+  const card = MINI_CARD.replace('oracle: "python3 check.py"', 'oracle: "sh check.sh"').replace("replays: 1", "replays: 5");
+  await writeMiniPack(root, Object.fromEntries(Array.from({ length: tasks }, (_, i) => [`t${String(i).padStart(2, "0")}`, SHELL_TASK])), { card });
+  const frozen = await runCli(["freeze", root]);
+  assert.equal(frozen.code, 0, frozen.stderr);
+  return root;
+}
+
+function rowsOf(text: string): Row[] {
+  // A torn last line (no newline yet) is not a row.
+  return text.split("\n").slice(0, -1).filter((l) => l !== "").map((l) => JSON.parse(l) as Row);
+}
+
+function killAfter(args: string[], ms: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+test("SIGKILL at random moments, 20+ times, then resume: every (task, replay) exactly once", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await quickPack(dir, 12);
+  const runDir = join(dir, "runs", "crashy");
+  const prng = seededPrng(2024);
+  let kills = 0;
+  let midRun = 0;
+  for (let round = 0; round < 80 && kills < 24; round++) {
+    // Until run.json exists the run has not started: a kill before it means start again.
+    const started = await stat(join(runDir, "run.json")).then(() => true, () => false);
+    const args = !started
+      ? ["run", pack, "--agent", "oracle", "--out", join(dir, "runs"), "--run-id", "crashy", "--seed", "5", "--jobs", "2"]
+      : ["run", "--resume", runDir, "--jobs", "2"];
+    const code = await killAfter(args, 150 + Math.floor(prng.next() * 500));
+    if (code === null) kills++;
+    else assert.equal(code, 0);
+    const text = await readFile(join(runDir, "ledger.jsonl"), "utf8").catch(() => "");
+    const ids = rowsOf(text).map((r) => r.attempt_id);
+    assert.equal(new Set(ids).size, ids.length, `duplicate rows after round ${round}`);
+    if (code === null && ids.length > 0 && ids.length < 60) midRun++;
+    if (code === 0) break;
+  }
+  assert.ok(kills >= 20, `only ${kills} kills landed`);
+  assert.ok(midRun >= 10, `only ${midRun} kills landed while rows were being written`);
+  const final = await runCli(["run", "--resume", runDir, "--jobs", "2", "--json"]);
+  assert.equal(final.code, 0, final.stderr);
+  const rows = rowsOf(await readFile(join(runDir, "ledger.jsonl"), "utf8"));
+  const ids = rows.map((r) => r.attempt_id).sort();
+  const expected = Array.from({ length: 12 }, (_, i) => Array.from({ length: 5 }, (_, r) => `t${String(i).padStart(2, "0")}#${r}`)).flat().sort();
+  assert.deepEqual(ids, expected);
+  assert.ok(rows.every((r) => r.outcome === "pass"), "every oracle attempt passes");
+});
+
+test("a torn last line is cut on resume and its attempt runs again", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await quickPack(dir, 2);
+  const out = join(dir, "runs");
+  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1", "--seed", "1"])).code, 0);
+  const ledger = join(out, "x", "ledger.jsonl");
+  const lines = (await readFile(ledger, "utf8")).trim().split("\n");
+  await writeFile(ledger, `${lines[0]}\n`);
+  await appendFile(ledger, lines[1]!.slice(0, 40));
+  const resumed = await runCli(["run", "--resume", join(out, "x"), "--json"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const summary = JSON.parse(resumed.stdout) as { ran: number; repaired_bytes: number };
+  assert.equal(summary.ran, 1);
+  assert.equal(summary.repaired_bytes, 40);
+  const rows = rowsOf(await readFile(ledger, "utf8"));
+  assert.equal(rows.length, 2);
+  assert.notEqual(rows[0]!.attempt_id, rows[1]!.attempt_id);
+});
+
+test("a corrupt row in the middle of the ledger is refused, not guessed around", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await quickPack(dir, 2);
+  const out = join(dir, "runs");
+  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1"])).code, 0);
+  const ledger = join(out, "x", "ledger.jsonl");
+  const lines = (await readFile(ledger, "utf8")).trim().split("\n");
+  await writeFile(ledger, `{"broken": true}\n${lines.join("\n")}\n`);
+  const resumed = await runCli(["run", "--resume", join(out, "x")]);
+  assert.equal(resumed.code, 4);
+  assert.match(resumed.stderr, /ledger\.jsonl:1: /);
+});

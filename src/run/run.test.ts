@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { appendFile, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { Row } from "../core/ledger-row.js";
+import { copyExample, frozenExample, runCli, tempDir } from "../testing/helpers.js";
+import type { RunRecord } from "./run.js";
+
+async function rowsIn(runDir: string): Promise<Row[]> {
+  return (await readFile(join(runDir, "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Row);
+}
+
+test("over the example pack: oracle passes normal and negative tasks and fails must_fail_forever; nop the reverse", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await copyExample(t);
+  assert.equal((await runCli(["freeze", pack, "--jobs", "2"])).code, 0);
+  for (const agent of ["oracle", "nop"]) {
+    const result = await runCli(["run", pack, "--agent", agent, "--out", join(dir, "runs"), "--run-id", agent, "--jobs", "2", "--seed", "3"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /hidden tests were NOT guaranteed secret/);
+    const rows = await rowsIn(join(dir, "runs", agent));
+    assert.equal(rows.length, 14);
+    for (const row of rows) {
+      const expected =
+        row.role === "must_fail_forever" ? "fail" : row.role === "negative" ? "pass" : agent === "oracle" ? "pass" : "fail";
+      assert.equal(row.outcome, expected, `${agent} on ${row.task_id}: ${row.reason}`);
+      assert.equal(row.isolation, "process");
+      assert.equal(row.hidden_guaranteed_secret, false);
+      assert.equal(row.seed, 3);
+    }
+    const record = JSON.parse(await readFile(join(dir, "runs", agent, "run.json"), "utf8")) as RunRecord;
+    assert.equal(record.scheduled, 14);
+    assert.notEqual(record.ended_at, null);
+    assert.equal(rows[0]?.pack_hash, record.pack_hash);
+  }
+});
+
+test("run refuses a pack that was never frozen (4) and one that drifted (2)", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await copyExample(t, { tasks: ["js-fix-sum"] });
+  const never = await runCli(["run", pack, "--agent", "nop", "--out", dir]);
+  assert.equal(never.code, 4);
+  assert.match(never.stderr, /never frozen/);
+  assert.equal((await runCli(["freeze", pack])).code, 0);
+  await appendFile(join(pack, "tasks/js-fix-sum/hidden/test/sum.test.mjs"), "\n");
+  const drifted = await runCli(["run", pack, "--agent", "nop", "--out", dir]);
+  assert.equal(drifted.code, 2);
+  assert.match(drifted.stderr, /tasks\/js-fix-sum\/hidden\/test\/sum\.test\.mjs/);
+});
+
+test("replays, holdout split and shards: seeded and deterministic", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await copyExample(t, { tasks: ["js-fix-sum", "js-fix-range", "js-fix-unique", "js-fix-capitalize"] });
+  assert.equal((await runCli(["freeze", pack, "--holdout", "0.5", "--seed", "4"])).code, 0);
+  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { split: { holdout: string[] } };
+  const run = async (id: string, extra: string[]) => {
+    const r = await runCli(["run", pack, "--agent", "nop", "--out", join(dir, "runs"), "--run-id", id, "--seed", "8", "--replays", "2", ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    return rowsIn(join(dir, "runs", id));
+  };
+  const holdout = await run("h", ["--split", "holdout"]);
+  assert.deepEqual([...new Set(holdout.map((r) => r.task_id))].sort(), [...lock.split.holdout].sort());
+  assert.equal(holdout.length, lock.split.holdout.length * 2);
+  assert.ok(holdout.every((r) => r.split === "holdout"));
+  const one = await run("s1", ["--shard", "1/2"]);
+  const two = await run("s2", ["--shard", "2/2"]);
+  const ids = [...one, ...two].map((r) => r.attempt_id).sort();
+  assert.equal(ids.length, 8);
+  assert.equal(new Set(ids).size, 8, "shards do not overlap and cover the run");
+  const bad = await runCli(["run", pack, "--agent", "nop", "--out", dir, "--shard", "3/2"]);
+  assert.equal(bad.code, 4);
+});
+
+test("a bad agent spec is bad input naming file, line and field", async (t) => {
+  const dir = await tempDir(t);
+  const pack = await frozenExample(t, { tasks: ["js-fix-sum"] });
+  const spec = join(dir, "agent.yaml");
+  await (await import("node:fs/promises")).writeFile(spec, "id: Bad Id\ncommand: []\ncolour: red\n");
+  const result = await runCli(["run", pack, "--agent", spec, "--out", dir]);
+  assert.equal(result.code, 4);
+  assert.match(result.stderr, /agent\.yaml:1: id: /);
+  assert.match(result.stderr, /agent\.yaml:2: command: /);
+  assert.match(result.stderr, /agent\.yaml:3: colour: unknown field "colour"/);
+});
