@@ -23,9 +23,11 @@ export function median(xs) {
 }
 
 /** Alternates the two commands `rounds` times after one warm-up each; prints medians and the ratio. */
-export function sideBySide(label, ours, baseline, rounds = 5) {
-  timeShell(ours.command, ours.options);
-  timeShell(baseline.command, baseline.options);
+export function sideBySide(label, ours, baseline, rounds = 5, warmup = true) {
+  if (warmup) {
+    timeShell(ours.command, ours.options);
+    timeShell(baseline.command, baseline.options);
+  }
   const a = [];
   const b = [];
   for (let i = 0; i < rounds; i++) {

@@ -50,7 +50,7 @@ export class ProcessDriver implements SandboxDriver {
     const wallMs = performance.now() - started;
     killGroup(child.pid);
     const strays = await killMarked(marker);
-    await Promise.race([drained, delay(2000)]);
+    await within(drained, 2000);
     child.stdout?.destroy();
     child.stderr?.destroy();
     await Promise.all([stdout.close(), stderr.close()]);
@@ -144,6 +144,13 @@ class CappedLog {
   close(): Promise<void> {
     return new Promise((resolve) => this.out.end(resolve));
   }
+}
+
+/** Waits for `promise`, at most `ms`; the timer never outlives the wait. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BenchcardError } from "../core/errors.js";
+import { layTreeSync } from "./lay-tree.js";
 
 /** A fresh scratch folder holding `workspace/` (the agent's tree) and `home/`. */
 export interface Scratch {
@@ -20,9 +21,9 @@ export async function createScratch(prefix = "benchcard-"): Promise<Scratch> {
   return { root, workspace, home, dispose: () => rm(root, { recursive: true, force: true }) };
 }
 
-/** Copies a tree over `dest`, keeping modes and symlinks as they are. */
+/** Copies a tree over `dest`, keeping modes and symlinks as they are (see layTreeSync). */
 export async function layTree(source: string, dest: string): Promise<void> {
-  await cp(source, dest, { recursive: true, force: true, verbatimSymlinks: true });
+  layTreeSync(source, dest);
 }
 
 /** Applies a unified diff (git or plain, -p1) to `dest`; refuses when it does not apply. */

@@ -1,0 +1,31 @@
+import { betaQuantile } from "./special.js";
+import { zFor } from "./normal.js";
+
+export type IntervalMethod = "wilson" | "clopper_pearson";
+
+/** Wilson score interval for x successes in n (no continuity correction), clipped to [0, 1]. */
+export function wilson(x: number, n: number, confidence: number): [number, number] {
+  check(x, n);
+  const z = zFor(confidence);
+  const z2 = z * z;
+  const center = (x + z2 / 2) / (n + z2);
+  const half = (z / (n + z2)) * Math.sqrt((x * (n - x)) / n + z2 / 4);
+  return [x === 0 ? 0 : Math.max(0, center - half), x === n ? 1 : Math.min(1, center + half)];
+}
+
+/** Clopper-Pearson ("exact", beta) interval. */
+export function clopperPearson(x: number, n: number, confidence: number): [number, number] {
+  check(x, n);
+  const alpha = 1 - confidence;
+  return [x === 0 ? 0 : betaQuantile(alpha / 2, x, n - x + 1), x === n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x)];
+}
+
+export function proportionInterval(x: number, n: number, options: { confidence: number; method: IntervalMethod }): [number, number] {
+  return options.method === "wilson" ? wilson(x, n, options.confidence) : clopperPearson(x, n, options.confidence);
+}
+
+function check(x: number, n: number): void {
+  if (!(Number.isInteger(x) && Number.isInteger(n) && n > 0 && x >= 0 && x <= n)) {
+    throw new RangeError(`Cannot compute an interval for ${x} of ${n}: expected whole numbers with 0 <= x <= n and n > 0`);
+  }
+}
