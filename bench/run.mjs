@@ -16,7 +16,7 @@ mkdirSync(work, { recursive: true });
 function loopScript(pack) {
   const card = readFileSync(join(pack, "benchcard.yaml"), "utf8");
   const defaultOracle = /^\s+oracle: "(.*)"$/m.exec(card)[1];
-  const lines = ["set -u", `ws=${join(work, "loop-ws")}`];
+  const lines = ["set -u", `ws=${join(work, "loop-ws")}`, `home=${join(work, "loop-home")}`, `mkdir -p "$home"`];
   for (const id of readdirSync(join(pack, "tasks")).sort()) {
     const dir = join(pack, "tasks", id);
     const oracle = /^oracle: "(.*)"$/m.exec(readFileSync(join(dir, "task.yaml"), "utf8"))?.[1] ?? defaultOracle;
@@ -24,7 +24,8 @@ function loopScript(pack) {
     if (exists(join(dir, "solution"))) lines.push(`cp -a ${dir}/solution/. "$ws"/`);
     if (exists(join(dir, "solution.patch"))) lines.push(`(cd "$ws" && git apply ${dir}/solution.patch)`);
     if (exists(join(dir, "hidden"))) lines.push(`cp -a ${dir}/hidden/. "$ws"/`);
-    lines.push(`(cd "$ws" && ${oracle}) > /dev/null 2>&1 || true`);
+    // The same clean environment benchcard gives the oracle, so both do the same work.
+    lines.push(`(cd "$ws" && env -i PATH="$PATH" HOME="$home" TMPDIR="$home" LANG=C.UTF-8 LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 NO_COLOR=1 sh -c '${oracle.replaceAll("'", "'\\''")}') > /dev/null 2>&1 || true`);
   }
   lines.push(`rm -rf "$ws"`);
   const file = join(work, `loop-${Math.random().toString(36).slice(2)}.sh`);

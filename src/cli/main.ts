@@ -3,6 +3,7 @@ import { HARNESS_VERSION } from "../version.js";
 import { initCommand } from "./commands/init.js";
 import { kappaCommand } from "./commands/kappa.js";
 import { runCommand } from "./commands/run.js";
+import { reportCommand } from "./commands/report.js";
 import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
@@ -19,6 +20,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
       "run <pack> --agent oracle|nop|spec.yaml --out DIR [--jobs N] [--replays R] [--seed S]\n" +
       "        [--split holdout|tune|all] [--isolation process|bwrap] [--shard i/N] [--run-id ID]\n" +
       "      run --resume <run-dir>            run every scheduled attempt into an append-only ledger",
+  },
+  report: {
+    run: reportCommand,
+    summary: "report <run-dir> [--json | --md | --html FILE]   gates, strata with intervals, the citeable sentence",
   },
   kappa: {
     run: kappaCommand,

@@ -113,6 +113,15 @@ export const CardSchema = z
         .default("homogeneous_only")
         .describe("when the overall rate may be printed across strata"),
       homogeneity_alpha: z.number().gt(0).lt(1).default(0.05),
+      isolation: z
+        .enum(["bwrap", "process"])
+        .default("bwrap")
+        .describe("the weakest isolation a publishable run may have; process means hidden tests were not secret"),
+      bootstrap_resamples: z.number().int().positive().default(2000).describe("task bootstrap resamples, when runs have replays"),
+      prices: z
+        .record(z.string(), z.strictObject({ input_usd_per_mtok: z.number().nonnegative(), output_usd_per_mtok: z.number().nonnegative() }))
+        .optional()
+        .describe("frozen price table by model, for cost per pass"),
     }),
   })
   .describe("benchcard card (benchcard.yaml)");

@@ -1,0 +1,59 @@
+import { dirname, relative, resolve } from "node:path";
+import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { buildReport, exitCodeFor } from "../../core/report-model.js";
+import { loadPack } from "../../pack/load.js";
+import { readLock, writeFileAtomic } from "../../pack/lockfile.js";
+import { verifyPack } from "../../pack/verify.js";
+import { renderReportHtml } from "../../report/report-html.js";
+import { renderReport, renderReportMarkdown } from "../../report/report-text.js";
+import { readLedger } from "../../run/ledger.js";
+import { LEDGER_FILE, readRunRecord } from "../../run/run.js";
+import { parseFlags } from "../args.js";
+import type { Io } from "../io.js";
+import { join } from "node:path";
+
+/** Reads a run folder and everything the report needs; the model itself is pure. */
+export async function loadReport(runDirArg: string, io: Io) {
+  const runDir = resolve(io.cwd, runDirArg);
+  const record = await readRunRecord(runDir);
+  const { rows } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
+  const lock = await readLock(record.pack);
+  const verified = await verifyPack(record.pack, { lock });
+  const pack = await loadPack(record.pack);
+  const inSplit = (id: string) => record.split === "all" || (lock.split?.[record.split as "holdout" | "tune"] ?? []).includes(id);
+  const scheduledTasks = Object.entries(lock.validation.tasks)
+    .filter(([id]) => inSplit(id))
+    .map(([id, t]) => ({ id, stratum: t.stratum, role: t.role }));
+  const report = buildReport({
+    card: pack.card,
+    lock,
+    rows,
+    run: {
+      run_id: record.run_id,
+      scheduled: record.scheduled,
+      seed: record.seed,
+      replays: record.replays,
+      split: record.split,
+      isolation: record.isolation,
+      agent_id: record.agent.id,
+      agent_fingerprint: record.agent.fingerprint,
+    },
+    scheduledTasks,
+    drift: verified.drift,
+  });
+  return { report, runDir, record, rows, lock, pack };
+}
+
+export async function reportCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("report", args, { json: { type: "boolean" }, md: { type: "boolean" }, html: { type: "string" } });
+  if (positionals.length !== 1) throw new BenchcardError("bad_input", `Cannot run "benchcard report": expected one run folder, found ${positionals.length}`);
+  const { report, runDir } = await loadReport(positionals[0] as string, io);
+  if (values.html !== undefined) {
+    const file = resolve(io.cwd, values.html);
+    await writeFileAtomic(file, renderReportHtml(report, { linkBase: relative(dirname(file), runDir) || "." }));
+    io.stdout(`wrote ${file} (status ${report.status})`);
+  } else if (values.json) io.stdout(JSON.stringify(report, null, 2));
+  else if (values.md) io.stdout(renderReportMarkdown(report));
+  else io.stdout(renderReport(report));
+  return exitCodeFor(report.status);
+}

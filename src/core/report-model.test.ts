@@ -1,0 +1,234 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CardSchema, type Card } from "./card.js";
+import { EMPTY_USAGE, ROW_SCHEMA, type Row } from "./ledger-row.js";
+import type { Lock } from "./lock.js";
+import type { Outcome } from "./outcome.js";
+import { buildReport, exitCodeFor, homogeneityTest, type ReportInput } from "./report-model.js";
+import { parseYamlAs } from "./yaml-source.js";
+
+const CARD_TEXT = `name: demo
+version: 1.0.0
+license: MIT
+description: d
+sampling: s
+contamination: { posture: private_ids }
+strata: [ { id: a, description: a }, { id: b, description: b } ]
+contract: { pass: oracle exits 0, oracle: "true", oracle_timeout_s: 5, max_patch_bytes: 1000 }
+envelope: { wall_s: 10, max_output_tokens: unknown, max_steps: unknown, max_retries: 0, network: none }
+controls: { oracle_repeats: 3, replays: 1, max_replay_drift: 0, min_n_per_stratum: 3, max_infra_rate: 0.2 }
+policy: { timeout: fail, invalid: fail, confidence: 0.95, interval: wilson, tie_band: 0.1, isolation: process }
+`;
+
+function card(edit: (text: string) => string = (t) => t): Card {
+  const parsed = parseYamlAs(CardSchema, edit(CARD_TEXT), "benchcard.yaml");
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return parsed.value;
+}
+
+const PACK = "a".repeat(64);
+const CARDH = "c".repeat(64);
+const tasks = [
+  ...["a1", "a2", "a3", "a4"].map((id) => ({ id, stratum: "a", role: "normal" as const })),
+  ...["b1", "b2", "b3", "b4"].map((id) => ({ id, stratum: "b", role: "normal" as const })),
+  { id: "ctl", stratum: "a", role: "must_fail_forever" as const },
+];
+
+function lock(over: Partial<Lock> = {}): Lock {
+  return {
+    schema: "benchcard.lock/1",
+    harness_version: "0",
+    card_name: "demo",
+    card_version: "1.0.0",
+    card_hash: CARDH,
+    pack_hash: PACK,
+    files: {},
+    validation: {
+      isolation: "process",
+      oracle_repeats: 3,
+      tasks: Object.fromEntries(tasks.map((t) => [t.id, { stratum: t.stratum, role: t.role, status: "green" as const, checks: [] }])),
+    },
+    split: null,
+    ...over,
+  };
+}
+
+function row(task: (typeof tasks)[number], outcome: Outcome, over: Partial<Row> = {}): Row {
+  return {
+    schema: ROW_SCHEMA,
+    run_id: "r",
+    attempt_id: `${task.id}#${over.replay ?? 0}`,
+    task_id: task.id,
+    stratum: task.stratum,
+    role: task.role,
+    split: "all",
+    replay: 0,
+    seed: 1,
+    shard: "1/1",
+    agent_id: "ag",
+    agent_fingerprint: "f".repeat(64),
+    agent_controls: {},
+    pack_hash: PACK,
+    card_hash: CARDH,
+    harness_version: "0",
+    isolation: "process",
+    hidden_guaranteed_secret: false,
+    envelope: {},
+    outcome,
+    reason: outcome,
+    agent_exit: 0,
+    agent_signal: null,
+    agent_wall_s: 1,
+    oracle_exit: outcome === "pass" ? 0 : 1,
+    oracle_wall_s: 1,
+    wall_s: 2,
+    usage: { ...EMPTY_USAGE, input_tokens: 100, output_tokens: 50 },
+    usage_note: null,
+    diff: { files: 1, lines_added: 1, lines_removed: 1, bytes: 10 },
+    violations: [],
+    log_truncated: false,
+    stray_processes_killed: 0,
+    limits: {},
+    started_at: "2026-01-01T00:00:00.000Z",
+    ended_at: "2026-01-01T00:00:02.000Z",
+    artifacts: {},
+    ...over,
+  };
+}
+
+/** A clean run: a passes 3 of 4, b passes 2 of 4, the control fails. Every gate holds. */
+function input(over: Partial<ReportInput> = {}): ReportInput {
+  const outcomes: Record<string, Outcome> = { a1: "pass", a2: "pass", a3: "pass", a4: "fail", b1: "pass", b2: "fail", b3: "pass", b4: "fail", ctl: "fail" };
+  const rows = tasks.map((t) => row(t, outcomes[t.id]!));
+  return {
+    card: card(),
+    lock: lock(),
+    rows,
+    run: { run_id: "r", scheduled: rows.length, seed: 1, replays: 1, split: "all", isolation: "process", agent_id: "ag", agent_fingerprint: "f".repeat(64) },
+    scheduledTasks: tasks,
+    drift: [],
+    ...over,
+  };
+}
+
+test("a clean run is OK, with counts, intervals, both rates and the citeable sentence", () => {
+  const r = buildReport(input());
+  assert.equal(r.status, "OK", r.reasons.join("; "));
+  assert.equal(exitCodeFor(r.status), 0);
+  const a = r.strata.find((s) => s.id === "a")!;
+  assert.equal(a.counts.pass, 3);
+  assert.equal(a.scored, 4);
+  assert.equal(a.scoreable_rate, 0.75);
+  assert.equal(a.strict_rate, 0.75);
+  assert.equal(a.tokens_per_pass, (4 * 150) / 3, "all tokens, failures included, over passes");
+  assert.equal(r.overall.counts.pass, 5);
+  assert.equal(r.controls[0]?.task_id, "ctl");
+  assert.match(r.sentence ?? "", /^On demo 1\.0\.0 \(pack aaaaaaaaaaaa…\), 8 tasks in 2 strata, agent ag .* a 3\/4 \[0\.30, 0\.95\], b 2\/4 \[0\.15, 0\.85\]; overall 5\/8/);
+});
+
+const failsAlone = (name: string, over: Partial<ReportInput>, status: "SKIP" | "INVALID", reason: RegExp) =>
+  test(`gate ${name} fails alone: ${status}, exit ${status === "SKIP" ? 2 : 3}`, () => {
+    const r = buildReport(input(over));
+    const failing = r.gates.filter((g) => g.status === "fail");
+    assert.deepEqual(failing.map((g) => g.name), [name]);
+    assert.match(failing[0]!.reason, reason);
+    assert.equal(r.status, status);
+    assert.equal(exitCodeFor(r.status), status === "SKIP" ? 2 : 3);
+    assert.equal(r.sentence, null, "no sentence unless OK");
+  });
+
+failsAlone("card_complete", { card: card((t) => t.replace("sampling: s", "sampling: unknown").replace("license: MIT", 'license: ""')) }, "INVALID", /license, sampling/);
+failsAlone("pack_verifies", { drift: [{ path: "tasks/a1/hidden/t.py", change: "changed", role: "hidden" }] }, "SKIP", /changed tasks\/a1\/hidden\/t\.py/);
+{
+  const l = lock();
+  l.validation.tasks.a1 = { ...l.validation.tasks.a1!, status: "flaky" };
+  failsAlone("controls_green_at_freeze", { lock: l }, "INVALID", /a1/);
+}
+{
+  const base = input();
+  failsAlone("ledger_complete", { rows: base.rows.slice(1), run: { ...base.run } }, "INVALID", /8 rows for 9 scheduled/);
+}
+{
+  const base = input();
+  failsAlone("one_agent_one_pack", { rows: base.rows.map((r, i) => (i === 0 ? { ...r, agent_fingerprint: "e".repeat(64) } : r)) }, "INVALID", /2 agent fingerprint/);
+}
+failsAlone("min_n_per_stratum", { card: card((t) => t.replace("min_n_per_stratum: 3", "min_n_per_stratum: 5")) }, "INVALID", /a \(4\), b \(4\)/);
+{
+  const base = input();
+  // b4 fails -> infra: 1 of 9 attempts is within 0.2, so lower the cap to 0.1.
+  failsAlone(
+    "infra_rate",
+    { rows: base.rows.map((r) => (r.task_id === "b4" ? { ...r, outcome: "infra" as const } : r)), card: card((t) => t.replace("max_infra_rate: 0.2", "max_infra_rate: 0.1")) },
+    "INVALID",
+    /11\.1% over max_infra_rate 0\.1/,
+  );
+}
+{
+  const base = input();
+  const extra = [row(tasks[0]!, "fail", { replay: 1, attempt_id: "a1#1" })];
+  const two = base.rows.flatMap((r) => (r.task_id === "a1" ? [r, ...extra] : [r]));
+  failsAlone("replay_drift", { rows: two, run: { ...base.run, scheduled: two.length } }, "INVALID", /replays disagree on 100\.0% of tasks/);
+}
+failsAlone("isolation", { card: card((t) => t.replace("isolation: process", "isolation: bwrap")) }, "INVALID", /requires bwrap isolation; this run used process/);
+{
+  const l = lock({ split: { seed: 1, holdout_fraction: 0.5, holdout: tasks.map((t) => t.id), tune: [] } });
+  failsAlone("holdout_only", { lock: l }, "INVALID", /9 row\(s\) are not from it/);
+}
+{
+  const base = input();
+  failsAlone("run_controls", { rows: base.rows.map((r) => (r.task_id === "ctl" ? { ...r, outcome: "pass" as const } : r)) }, "INVALID", /cheated: ctl/);
+}
+
+test("censored outcomes leave the scoreable denominator but not the strict one", () => {
+  const base = input();
+  const rows = base.rows.map((r) => (r.task_id === "a4" ? { ...r, outcome: "harness" as const } : r));
+  const a = buildReport({ ...base, rows }).strata.find((s) => s.id === "a")!;
+  assert.equal(a.scored, 3);
+  assert.equal(a.scoreable_rate, 1);
+  assert.equal(a.strict_rate, 0.75);
+  assert.equal(a.counts.harness, 1);
+});
+
+test("timeouts count as fails, or are excluded, as the card's policy says", () => {
+  const base = input();
+  const rows = base.rows.map((r) => (r.task_id === "a4" ? { ...r, outcome: "timeout" as const } : r));
+  assert.equal(buildReport({ ...base, rows }).strata[0]!.scored, 4);
+  const excluded = buildReport({ ...base, rows, card: card((t) => t.replace("timeout: fail", "timeout: exclude")) });
+  assert.equal(excluded.strata[0]!.scored, 3);
+});
+
+test("strata that disagree withhold the overall rate, with the test's reason", () => {
+  const base = input();
+  const many = Array.from({ length: 20 }, (_, i) => [
+    { id: `x${i}`, stratum: "a", role: "normal" as const },
+    { id: `y${i}`, stratum: "b", role: "normal" as const },
+  ]).flat();
+  const rows = many.map((t) => row(t, t.stratum === "a" ? "pass" : i(t.id) < 2 ? "pass" : "fail"));
+  function i(id: string) {
+    return Number(id.slice(1));
+  }
+  const r = buildReport({ ...base, rows, scheduledTasks: many, lock: lock({ validation: { isolation: "process", oracle_repeats: 3, tasks: {} } }), run: { ...base.run, scheduled: rows.length } });
+  assert.equal(r.status, "OK", r.reasons.join("; "));
+  assert.match(r.overall_withheld ?? "", /strata disagree \(chi-square .* p = .* < 0\.05\)/);
+  assert.match(r.sentence ?? "", /no overall rate/);
+});
+
+test("the homogeneity statistic matches Pearson's chi-square (scipy.stats.chi2_contingency([[3,1],[2,2]], correction=False))", () => {
+  const mk = (id: string, pass: number, scored: number) => ({ id, scored, counts: { pass } }) as never;
+  const h = homogeneityTest([mk("a", 3, 4), mk("b", 2, 4)], 0.05)!;
+  // chi2_contingency([[3,1],[2,2]], correction=False) -> statistic 0.5333333333333333, p 0.4652088184521418
+  assert.ok(Math.abs(h.statistic - 0.5333333333333333) < 1e-12);
+  assert.ok(Math.abs(h.p - 0.4652088184521418) < 1e-9);
+});
+
+test("with replays: per-task rates, a task-clustered SE and a seeded task bootstrap", () => {
+  const base = input();
+  const rows = base.rows.flatMap((r) => [r, { ...r, replay: 1, attempt_id: `${r.task_id}#1` }]);
+  const r = buildReport({ ...base, rows, run: { ...base.run, scheduled: rows.length, replays: 2 } });
+  assert.equal(r.status, "OK", r.reasons.join("; "));
+  const a = r.strata.find((s) => s.id === "a")!;
+  assert.equal(a.clustered?.rate, 0.75);
+  assert.ok((a.clustered?.se ?? 0) > 0);
+  const again = buildReport({ ...base, rows, run: { ...base.run, scheduled: rows.length, replays: 2 } });
+  assert.deepEqual(again.strata[0]!.clustered, a.clustered);
+});

@@ -1,0 +1,345 @@
+import { UNKNOWN, type Card } from "./card.js";
+import type { DriftEntry } from "./digest.js";
+import type { Row } from "./ledger-row.js";
+import type { Lock } from "./lock.js";
+import { CENSORED, OUTCOMES, type Outcome } from "./outcome.js";
+import { seededPrng } from "./random.js";
+import { bootstrapClusters, clusteredRate } from "./stats/cluster.js";
+import { proportionInterval } from "./stats/proportion.js";
+import { chiSquareSurvival } from "./stats/special.js";
+import { taskOutcome, type TaskOutcome } from "./task-outcome.js";
+
+/** The report model: everything `report` prints, recomputed from card, lock and rows. Pure. */
+
+export const REPORT_SCHEMA = "benchcard.report/1" as const;
+export type Status = "OK" | "SKIP" | "INVALID";
+
+export interface Gate {
+  name: string;
+  status: "pass" | "fail";
+  /** SKIP when frozen inputs moved (exit 2); INVALID otherwise (exit 3). */
+  severity: "SKIP" | "INVALID";
+  reason: string;
+}
+
+export interface StratumSummary {
+  id: string;
+  scheduled: number;
+  scored: number;
+  counts: Record<Outcome, number>;
+  missing: number;
+  scoreable_rate: number | null;
+  interval: [number, number] | null;
+  strict_rate: number;
+  timeout_rate: number;
+  infra_rate: number;
+  attempts: number;
+  median_seconds: number | null;
+  tokens_per_pass: number | null;
+  cost_per_pass: number | null;
+  clustered: { rate: number; se: number; bootstrap: [number, number] | null } | null;
+}
+
+export interface RunInfo {
+  run_id: string;
+  scheduled: number;
+  seed: number;
+  replays: number;
+  split: string;
+  isolation: "process" | "bwrap";
+  agent_id: string;
+  agent_fingerprint: string;
+}
+
+export interface ReportInput {
+  card: Card;
+  lock: Lock;
+  rows: readonly Row[];
+  run: RunInfo;
+  /** Tasks the run scheduled (from the lock and the run's split), with their strata and roles. */
+  scheduledTasks: readonly { id: string; stratum: string; role: Row["role"] }[];
+  drift: readonly DriftEntry[];
+}
+
+export interface Report {
+  schema: typeof REPORT_SCHEMA;
+  status: Status;
+  reasons: string[];
+  gates: Gate[];
+  identity: {
+    card: string;
+    version: string;
+    pack_hash: string;
+    card_hash: string;
+    run_id: string;
+    agent_id: string;
+    agent_fingerprint: string;
+    isolation: string;
+    hidden_guaranteed_secret: boolean;
+    replays: number;
+    seed: number;
+    split: string;
+    confidence: number;
+    interval_method: string;
+  };
+  strata: StratumSummary[];
+  overall: StratumSummary;
+  homogeneity: { statistic: number; df: number; p: number; alpha: number; homogeneous: boolean } | null;
+  /** Why the overall line is withheld, when it is. */
+  overall_withheld: string | null;
+  controls: { task_id: string; role: Row["role"]; outcome: Outcome | "missing"; expected: string; ok: boolean }[];
+  tasks: (TaskOutcome & { attempts: Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts">[] })[];
+  sentence: string | null;
+}
+
+export function exitCodeFor(status: Status): 0 | 2 | 3 {
+  return status === "OK" ? 0 : status === "SKIP" ? 2 : 3;
+}
+
+const REQUIRED_TEXT: readonly [string, (c: Card) => string][] = [
+  ["name", (c) => c.name],
+  ["version", (c) => c.version],
+  ["license", (c) => c.license],
+  ["description", (c) => c.description],
+  ["sampling", (c) => c.sampling],
+  ["contract.pass", (c) => c.contract.pass],
+  ["contract.oracle", (c) => c.contract.oracle],
+];
+
+export function buildReport(input: ReportInput): Report {
+  const { card, lock, rows, run } = input;
+  const policy = card.policy;
+  const byTask = new Map<string, Row[]>();
+  for (const row of rows) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), row]);
+  const judged = new Map<string, TaskOutcome>();
+  for (const [id, taskRows] of byTask) {
+    judged.set(id, taskOutcome([...taskRows].sort((a, b) => a.replay - b.replay), { timeout: policy.timeout, maxDrift: card.controls.max_replay_drift }));
+  }
+  const normal = input.scheduledTasks.filter((t) => t.role === "normal");
+  const strataIds = card.strata.map((s) => s.id).filter((id) => normal.some((t) => t.stratum === id));
+  const summarize = (id: string, tasks: typeof normal): StratumSummary => summarizeStratum(id, tasks, judged, byTask, card, run.seed);
+  const strata = strataIds.map((id) => summarize(id, normal.filter((t) => t.stratum === id)));
+  const overall = summarize("overall", normal);
+
+  const gates: Gate[] = [];
+  const gate = (name: string, ok: boolean, reason: string, severity: Gate["severity"] = "INVALID") =>
+    gates.push({ name, status: ok ? "pass" : "fail", severity, reason });
+
+  const blank = REQUIRED_TEXT.filter(([, get]) => get(card).trim() === "" || get(card).trim() === UNKNOWN).map(([f]) => f);
+  gate("card_complete", blank.length === 0, blank.length === 0 ? "every required card field is filled" : `blank or unknown required field(s): ${blank.join(", ")}`);
+  gate(
+    "pack_verifies",
+    input.drift.length === 0,
+    input.drift.length === 0 ? "the pack matches its lock" : `the pack drifted from its lock: ${input.drift.map((d) => `${d.change} ${d.path}`).join(", ")}`,
+    "SKIP",
+  );
+  const redAtFreeze = Object.entries(lock.validation.tasks).filter(([, t]) => t.status !== "green").map(([id]) => id);
+  gate("controls_green_at_freeze", redAtFreeze.length === 0, redAtFreeze.length === 0 ? `every task's controls were green at freeze (k=${lock.validation.oracle_repeats})` : `controls not green at freeze: ${redAtFreeze.join(", ")}`);
+  const attemptIds = new Set(rows.map((r) => r.attempt_id));
+  const duplicates = rows.length - attemptIds.size;
+  gate(
+    "ledger_complete",
+    rows.length === run.scheduled && duplicates === 0,
+    rows.length === run.scheduled && duplicates === 0 ? `every scheduled attempt has one row (${run.scheduled})` : `${rows.length} rows for ${run.scheduled} scheduled attempts${duplicates > 0 ? `, ${duplicates} duplicated` : ""}; finish it with \`benchcard run --resume\``,
+  );
+  const fingerprints = new Set(rows.map((r) => r.agent_fingerprint));
+  const packs = new Set(rows.map((r) => `${r.pack_hash}/${r.card_hash}`));
+  const oneAgentOnePack = fingerprints.size <= 1 && packs.size <= 1 && rows.every((r) => r.pack_hash === lock.pack_hash && r.card_hash === lock.card_hash);
+  gate(
+    "one_agent_one_pack",
+    oneAgentOnePack,
+    oneAgentOnePack ? "one agent fingerprint and one pack hash in the run" : `${fingerprints.size} agent fingerprint(s) and ${packs.size} pack/card hash pair(s) in the run, or rows from another lock`,
+  );
+  const thin = strata.filter((s) => s.scored < card.controls.min_n_per_stratum);
+  gate("min_n_per_stratum", thin.length === 0, thin.length === 0 ? `every stratum has at least ${card.controls.min_n_per_stratum} scored tasks` : `strata below min_n_per_stratum ${card.controls.min_n_per_stratum}: ${thin.map((s) => `${s.id} (${s.scored})`).join(", ")}`);
+  const infraRate = rows.length === 0 ? 0 : rows.filter((r) => r.outcome === "infra").length / rows.length;
+  gate("infra_rate", infraRate <= card.controls.max_infra_rate, `infra-censor rate ${fmtRate(infraRate)} ${infraRate <= card.controls.max_infra_rate ? "within" : "over"} max_infra_rate ${card.controls.max_infra_rate}`);
+  const multi = [...judged.values()].filter((t) => t.scored >= 2);
+  const driftRate = multi.length === 0 ? 0 : multi.filter((t) => t.passes > 0 && t.passes < t.scored).length / multi.length;
+  gate("replay_drift", driftRate <= card.controls.max_replay_drift, multi.length === 0 ? "no task has two scored replays" : `replays disagree on ${fmtRate(driftRate)} of tasks (max_replay_drift ${card.controls.max_replay_drift})`);
+  const weakest = rows.some((r) => r.isolation === "process") ? "process" : rows.length > 0 ? "bwrap" : run.isolation;
+  const isolationOk = policy.isolation === "process" || weakest === "bwrap";
+  gate("isolation", isolationOk, isolationOk ? `${weakest} isolation meets the card's ${policy.isolation}` : `the card requires ${policy.isolation} isolation; this run used ${weakest} (hidden tests were not guaranteed secret)`);
+  if (lock.split !== null) {
+    const notHoldout = rows.filter((r) => r.split !== "holdout").length;
+    gate("holdout_only", notHoldout === 0, notHoldout === 0 ? "only holdout rows" : `the pack has a holdout; ${notHoldout} row(s) are not from it (run with --split holdout)`);
+  }
+  const controls = input.scheduledTasks
+    .filter((t) => t.role !== "normal")
+    .map((t) => {
+      const outcome: Outcome | "missing" = judged.get(t.id)?.outcome ?? "missing";
+      const expected = t.role === "negative" ? "pass" : "not pass";
+      return { task_id: t.id, role: t.role, outcome, expected, ok: t.role === "negative" ? true : outcome !== "pass" };
+    });
+  const cheated = controls.filter((c) => c.role === "must_fail_forever" && c.outcome === "pass").map((c) => c.task_id);
+  gate("run_controls", cheated.length === 0, cheated.length === 0 ? "no must_fail_forever task passed" : `must_fail_forever task(s) passed, so the grader or the agent cheated: ${cheated.join(", ")}`);
+
+  const homogeneity = homogeneityTest(strata, policy.homogeneity_alpha);
+  let overallWithheld: string | null = null;
+  if (policy.global_mean === "never") overallWithheld = "the card's policy never prints a rate across strata";
+  else if (homogeneity !== null && !homogeneity.homogeneous) {
+    overallWithheld = `strata disagree (chi-square ${homogeneity.statistic.toFixed(2)}, df ${homogeneity.df}, p = ${homogeneity.p.toPrecision(3)} < ${homogeneity.alpha}): read the strata, not an overall rate`;
+  }
+
+  const failing = gates.filter((g) => g.status === "fail");
+  const status: Status = failing.some((g) => g.severity === "SKIP") ? "SKIP" : failing.length > 0 ? "INVALID" : "OK";
+  const identity = {
+    card: card.name,
+    version: card.version,
+    pack_hash: lock.pack_hash,
+    card_hash: lock.card_hash,
+    run_id: run.run_id,
+    agent_id: run.agent_id,
+    agent_fingerprint: run.agent_fingerprint,
+    isolation: weakest,
+    hidden_guaranteed_secret: weakest === "bwrap",
+    replays: run.replays,
+    seed: run.seed,
+    split: run.split,
+    confidence: policy.confidence,
+    interval_method: policy.interval,
+  };
+  const report: Report = {
+    schema: REPORT_SCHEMA,
+    status,
+    reasons: failing.map((g) => `${g.name}: ${g.reason}`),
+    gates,
+    identity,
+    strata,
+    overall,
+    homogeneity,
+    overall_withheld: overallWithheld,
+    controls,
+    tasks: [...input.scheduledTasks]
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .flatMap((t) => {
+        const j = judged.get(t.id);
+        if (j === undefined) return [];
+        const attempts = (byTask.get(t.id) ?? []).map((r) => ({ replay: r.replay, outcome: r.outcome, reason: r.reason, wall_s: r.wall_s, artifacts: r.artifacts }));
+        return [{ ...j, attempts: attempts.sort((a, b) => a.replay - b.replay) }];
+      }),
+    sentence: null,
+  };
+  report.sentence = status === "OK" ? citeableSentence(report) : null;
+  return report;
+}
+
+function summarizeStratum(
+  id: string,
+  tasks: readonly { id: string }[],
+  judged: ReadonlyMap<string, TaskOutcome>,
+  byTask: ReadonlyMap<string, Row[]>,
+  card: Card,
+  seed: number,
+): StratumSummary {
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  let missing = 0;
+  const attempts: Row[] = [];
+  const clusters: { passes: number; scored: number }[] = [];
+  for (const t of tasks) {
+    const j = judged.get(t.id);
+    if (j === undefined) {
+      missing++;
+      continue;
+    }
+    counts[j.outcome]++;
+    attempts.push(...(byTask.get(t.id) ?? []));
+    clusters.push({ passes: j.passes, scored: j.scored });
+  }
+  const excluded = (o: Outcome) => CENSORED.has(o) || (o === "timeout" && card.policy.timeout === "exclude");
+  const scored = OUTCOMES.filter((o) => !excluded(o)).reduce((a, o) => a + counts[o], 0);
+  const scheduled = tasks.length;
+  const pass = counts.pass;
+  const interval = scored === 0 ? null : proportionInterval(pass, scored, { confidence: card.policy.confidence, method: card.policy.interval });
+  const seconds = attempts.map((r) => r.wall_s).sort((a, b) => a - b);
+  const passAttempts = attempts.filter((r) => r.outcome === "pass").length;
+  const tokenRows = attempts.filter((r) => r.usage.input_tokens !== null || r.usage.output_tokens !== null);
+  const tokens = tokenRows.reduce((a, r) => a + (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0), 0);
+  const replays = Math.max(0, ...clusters.map((c) => c.scored));
+  let clustered: StratumSummary["clustered"] = null;
+  if (replays >= 2) {
+    const rate = clusteredRate(clusters);
+    const boot = bootstrapClusters(clusters, { resamples: card.policy.bootstrap_resamples, confidence: card.policy.confidence, prng: seededPrng(seed) });
+    if (rate !== null) clustered = { ...rate, bootstrap: boot?.interval ?? null };
+  }
+  return {
+    id,
+    scheduled,
+    scored,
+    counts,
+    missing,
+    scoreable_rate: scored === 0 ? null : pass / scored,
+    interval,
+    strict_rate: scheduled === 0 ? 0 : pass / scheduled,
+    timeout_rate: scheduled === 0 ? 0 : counts.timeout / scheduled,
+    infra_rate: attempts.length === 0 ? 0 : attempts.filter((r) => r.outcome === "infra").length / attempts.length,
+    attempts: attempts.length,
+    median_seconds: seconds.length === 0 ? null : median(seconds),
+    tokens_per_pass: passAttempts === 0 || tokenRows.length === 0 ? null : tokens / passAttempts,
+    cost_per_pass: costPerPass(attempts, passAttempts, card.policy.prices),
+    clustered,
+  };
+}
+
+function costPerPass(rows: readonly Row[], passes: number, prices: Card["policy"]["prices"]): number | null {
+  if (prices === undefined || passes === 0 || rows.length === 0) return null;
+  let cost = 0;
+  for (const r of rows) {
+    const price = r.usage.model === null ? undefined : prices[r.usage.model];
+    if (price === undefined || r.usage.input_tokens === null || r.usage.output_tokens === null) return null;
+    cost += (r.usage.input_tokens * price.input_usd_per_mtok + r.usage.output_tokens * price.output_usd_per_mtok) / 1e6;
+  }
+  return cost / passes;
+}
+
+/** Pearson's chi-square test of equal pass proportions across strata (k × 2 table). */
+export function homogeneityTest(strata: readonly StratumSummary[], alpha: number): Report["homogeneity"] {
+  const used = strata.filter((s) => s.scored > 0);
+  if (used.length < 2) return null;
+  const total = used.reduce((a, s) => a + s.scored, 0);
+  const passes = used.reduce((a, s) => a + s.counts.pass, 0);
+  const p = passes / total;
+  const df = used.length - 1;
+  if (p === 0 || p === 1) return { statistic: 0, df, p: 1, alpha, homogeneous: true };
+  let statistic = 0;
+  for (const s of used) {
+    const expectPass = s.scored * p;
+    const expectFail = s.scored * (1 - p);
+    statistic += (s.counts.pass - expectPass) ** 2 / expectPass + (s.scored - s.counts.pass - expectFail) ** 2 / expectFail;
+  }
+  const pValue = chiSquareSurvival(statistic, df);
+  return { statistic, df, p: pValue, alpha, homogeneous: pValue >= alpha };
+}
+
+export function citeableSentence(report: Report): string {
+  const id = report.identity;
+  const strata = report.strata
+    .map((s) => `${s.id} ${s.counts.pass}/${s.scored}${s.interval === null ? "" : ` [${s.interval[0].toFixed(2)}, ${s.interval[1].toFixed(2)}]`}`)
+    .join(", ");
+  const o = report.overall;
+  const overall =
+    report.overall_withheld === null && o.interval !== null
+      ? `; overall ${o.counts.pass}/${o.scored} [${o.interval[0].toFixed(2)}, ${o.interval[1].toFixed(2)}]`
+      : "; no overall rate (strata not pooled)";
+  const censored = (["infra", "harness", "void"] as const)
+    .map((k) => (o.counts[k] > 0 ? `${o.counts[k]} ${k}` : ""))
+    .filter(Boolean);
+  const timeouts = report.identity && o.counts.timeout > 0 ? `, ${o.counts.timeout} timeout${o.counts.timeout > 1 ? "s" : ""}` : "";
+  const tasks = report.strata.reduce((a, s) => a + s.scheduled, 0);
+  return (
+    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}…), ${tasks} tasks in ${report.strata.length} strata, ` +
+    `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}…), one attempt, ${id.replays} replay${id.replays > 1 ? "s" : ""}, ` +
+    `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, controls green: ` +
+    `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
+    `${timeouts}; ${censored.length === 0 ? "0 censored" : `${censored.join(", ")} excluded`}.`
+  );
+}
+
+function median(sorted: readonly number[]): number {
+  const m = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+}
+
+function fmtRate(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}

@@ -1,0 +1,73 @@
+import type { Report, StratumSummary } from "../core/report-model.js";
+import { renderTable } from "./table.js";
+
+const pct = (x: number | null) => (x === null ? "-" : `${(100 * x).toFixed(1)}%`);
+const ci = (s: StratumSummary) => (s.interval === null ? "-" : `[${s.interval[0].toFixed(2)}, ${s.interval[1].toFixed(2)}]`);
+const num = (x: number | null, digits = 1) => (x === null ? "-" : x.toFixed(digits));
+
+export const STRATA_HEADER = ["stratum", "pass/scored", "scoreable", "interval", "strict", "fail", "timeout", "trunc", "invalid", "infra", "harness", "void", "median s", "tokens/pass"];
+
+export function stratumCells(s: StratumSummary): string[] {
+  const c = s.counts;
+  return [
+    s.id,
+    `${c.pass}/${s.scored}`,
+    pct(s.scoreable_rate),
+    ci(s),
+    `${pct(s.strict_rate)} (${c.pass}/${s.scheduled})`,
+    String(c.fail),
+    String(c.timeout),
+    String(c.truncated),
+    String(c.invalid),
+    String(c.infra),
+    String(c.harness),
+    String(c.void),
+    num(s.median_seconds, 2),
+    num(s.tokens_per_pass, 0),
+  ];
+}
+
+/** Terminal: status and gates first, the strata table, the overall line last. */
+export function renderReport(report: Report): string {
+  const out: string[] = [];
+  out.push(`status: ${report.status}`);
+  for (const g of report.gates) out.push(`  ${g.status === "pass" ? "ok  " : "FAIL"} ${g.name}: ${g.reason}`);
+  const id = report.identity;
+  out.push(
+    "",
+    `${id.card} ${id.version}, pack ${id.pack_hash.slice(0, 12)}…, run ${id.run_id}, agent ${id.agent_id} (${id.agent_fingerprint.slice(0, 12)}…), ${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests NOT guaranteed secret)"}, ${id.replays} replay(s), seed ${id.seed}, split ${id.split}`,
+    `intervals: ${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}% on the scoreable rate (pass/scored); strict rate = pass/scheduled`,
+    "",
+  );
+  if (report.status !== "OK") {
+    out.push(`no score: ${report.reasons.join("; ")}`);
+    return out.join("\n");
+  }
+  out.push(renderTable(STRATA_HEADER, report.strata.map(stratumCells)), "");
+  for (const s of report.strata.filter((x) => x.clustered !== null)) {
+    const c = s.clustered!;
+    out.push(`${s.id}: attempt-level rate ${pct(c.rate)}, task-clustered SE ${c.se.toFixed(3)}${c.bootstrap ? `, task bootstrap [${c.bootstrap[0].toFixed(2)}, ${c.bootstrap[1].toFixed(2)}]` : ""}`);
+  }
+  if (report.controls.length > 0) {
+    out.push(`controls during the run: ${report.controls.map((c) => `${c.task_id} (${c.role}) ${c.outcome}`).join(", ")}`);
+  }
+  if (report.overall_withheld !== null) out.push(`overall: withheld: ${report.overall_withheld}`);
+  else out.push(`overall: ${stratumCells(report.overall).slice(1, 5).join("  ")}${report.homogeneity ? ` (homogeneity p = ${report.homogeneity.p.toPrecision(3)})` : ""}`);
+  if (report.sentence !== null) out.push("", report.sentence);
+  return out.join("\n");
+}
+
+export function renderReportMarkdown(report: Report): string {
+  const md = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const out = [`## ${report.identity.card} ${report.identity.version}: ${report.status}`, "", md(["gate", "status", "reason"]), md(["---", "---", "---"])];
+  for (const g of report.gates) out.push(md([g.name, g.status, g.reason.replaceAll("|", "\\|")]));
+  out.push("");
+  if (report.status === "OK") {
+    out.push(md(STRATA_HEADER), md(STRATA_HEADER.map(() => "---")), ...report.strata.map((s) => md(stratumCells(s))));
+    out.push("", report.overall_withheld === null ? md(stratumCells(report.overall)) : `Overall withheld: ${report.overall_withheld}`);
+    out.push("", `> ${report.sentence}`);
+  } else {
+    out.push(`No score: ${report.reasons.join("; ")}`);
+  }
+  return out.join("\n");
+}
