@@ -4,6 +4,7 @@ import { initCommand } from "./commands/init.js";
 import { kappaCommand } from "./commands/kappa.js";
 import { runCommand } from "./commands/run.js";
 import { reportCommand } from "./commands/report.js";
+import { compareCommand } from "./commands/compare.js";
 import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
@@ -24,6 +25,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   report: {
     run: reportCommand,
     summary: "report <run-dir> [--json | --md | --html FILE]   gates, strata with intervals, the citeable sentence",
+  },
+  compare: {
+    run: compareCommand,
+    summary: "compare <runA> <runB> [--json | --md | --html FILE] [--seed S]   paired comparison and a pre-registered decision",
   },
   kappa: {
     run: kappaCommand,

@@ -8,7 +8,7 @@ export const AgentSpecSchema = z
     command: z
       .array(z.string())
       .min(1)
-      .describe("argv; {prompt_file} and {workspace} expand; no shell unless you ask for one"),
+      .describe("argv; {prompt_file}, {workspace} and {spec_dir} expand; no shell unless you ask for one"),
     env: z.record(z.string(), z.string()).default({}).describe("extra environment for the agent"),
     controls: z
       .record(z.string(), z.unknown())
@@ -18,7 +18,7 @@ export const AgentSpecSchema = z
     mounts: z
       .array(z.string().min(1))
       .default([])
-      .describe("extra host paths the bwrap sandbox shows read-only"),
+      .describe("extra host paths the bwrap sandbox shows read-only; {spec_dir} expands"),
   })
   .describe("benchcard agent spec");
 
@@ -27,9 +27,16 @@ export type AgentSpec = z.output<typeof AgentSpecSchema>;
 export const BUILTIN_AGENTS = ["oracle", "nop"] as const;
 export type BuiltinAgent = (typeof BUILTIN_AGENTS)[number];
 
-/** Expands {prompt_file} and {workspace} in every argument. */
-export function expandCommand(command: readonly string[], values: { prompt_file: string; workspace: string }): string[] {
-  return command.map((arg) => arg.replaceAll("{prompt_file}", values.prompt_file).replaceAll("{workspace}", values.workspace));
+/** Expands {prompt_file}, {workspace} and {spec_dir} in every argument. */
+export function expandCommand(command: readonly string[], values: { prompt_file: string; workspace: string; spec_dir: string }): string[] {
+  return command.map((arg) =>
+    arg.replaceAll("{prompt_file}", values.prompt_file).replaceAll("{workspace}", values.workspace).replaceAll("{spec_dir}", values.spec_dir),
+  );
+}
+
+/** A spec's mounts with {spec_dir} expanded. */
+export function expandMounts(mounts: readonly string[], specDir: string): string[] {
+  return mounts.map((m) => m.replaceAll("{spec_dir}", specDir));
 }
 
 /** JSON with sorted keys, so equal specs hash equal whatever their key order. */

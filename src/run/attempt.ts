@@ -1,5 +1,5 @@
 import { copyFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { expandCommand } from "../core/agent.js";
 import type { Fences } from "../core/card.js";
 import type { FileEntry } from "../core/digest.js";
@@ -266,7 +266,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     BENCHCARD_USAGE_FILE: paths.usageFile,
   };
   return ctx.driver.exec({
-    argv: expandCommand(agent.spec.command, { prompt_file: paths.promptFile, workspace: paths.workspace }),
+    argv: expandCommand(agent.spec.command, { prompt_file: paths.promptFile, workspace: paths.workspace, spec_dir: dirname(agent.path) }),
     workspace: paths.workspace,
     env,
     timeoutMs: ctx.pack.card.envelope.wall_s * 1000,

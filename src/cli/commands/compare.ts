@@ -1,0 +1,36 @@
+import { resolve } from "node:path";
+import { buildComparison } from "../../core/compare/model.js";
+import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { writeFileAtomic } from "../../pack/lockfile.js";
+import { renderComparison, renderComparisonHtml, renderComparisonMarkdown } from "../../report/compare-render.js";
+import { integer, parseFlags } from "../args.js";
+import type { Io } from "../io.js";
+import { loadReport } from "./report.js";
+
+export async function compareCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("compare", args, {
+    json: { type: "boolean" },
+    md: { type: "boolean" },
+    html: { type: "string" },
+    seed: { type: "string" },
+  });
+  if (positionals.length !== 2) throw new BenchcardError("bad_input", `Cannot run "benchcard compare": expected two run folders, found ${positionals.length}`);
+  const a = await loadReport(positionals[0] as string, io);
+  const b = await loadReport(positionals[1] as string, io);
+  const policy = a.pack.card.policy;
+  const comparison = buildComparison(a.report, b.report, {
+    confidence: policy.confidence,
+    power: policy.power,
+    tieBand: policy.tie_band,
+    resamples: policy.bootstrap_resamples,
+    seed: values.seed === undefined ? 0 : integer("seed", values.seed),
+  });
+  if (values.html !== undefined) {
+    const file = resolve(io.cwd, values.html);
+    await writeFileAtomic(file, renderComparisonHtml(comparison));
+    io.stdout(`wrote ${file} (status ${comparison.status}, winner ${comparison.winner ?? "none"})`);
+  } else if (values.json) io.stdout(JSON.stringify(comparison, null, 2));
+  else if (values.md) io.stdout(renderComparisonMarkdown(comparison));
+  else io.stdout(renderComparison(comparison));
+  return comparison.status === "OK" ? 0 : comparison.status === "SKIP" ? 2 : 3;
+}

@@ -1,0 +1,240 @@
+import { CENSORED, type Outcome } from "../outcome.js";
+import { nextInt, seededPrng } from "../random.js";
+import type { Report } from "../report-model.js";
+import { percentileInterval } from "../stats/quantile.js";
+import { mcnemarExact, minimumDetectableDifference, newcombePaired, type PairedTable } from "./paired.js";
+
+/** The comparison model of `benchcard compare`: paired, per stratum, with a pre-registered decision. Pure. */
+
+export const COMPARE_SCHEMA = "benchcard.compare/1" as const;
+
+export interface PairedSummary {
+  id: string;
+  n: number;
+  table: { both_pass: number; a_only: number; b_only: number; both_fail: number; void: number };
+  tasks: { both_pass: string[]; a_only: string[]; b_only: string[]; both_fail: string[]; void: string[] };
+  rate_a: number | null;
+  rate_b: number | null;
+  difference: number | null;
+  interval: [number, number] | null;
+  mcnemar: { p: number; mid_p: number } | null;
+  discordance: number | null;
+  minimum_detectable_difference: number | null;
+}
+
+export interface Decision {
+  kind: "rate" | "strata_disagree" | "depends_on_stratum" | "tie_break_tokens" | "tie_break_seconds" | "draw";
+  reason: string;
+}
+
+export interface Comparison {
+  schema: typeof COMPARE_SCHEMA;
+  status: "OK" | "REFUSED" | "SKIP";
+  reasons: string[];
+  a: RunSide;
+  b: RunSide;
+  confidence: number;
+  power: number;
+  tie_band: number;
+  strata: PairedSummary[];
+  overall: PairedSummary | null;
+  bootstrap: { resamples: number; seed: number; interval: [number, number] | null } | null;
+  winner: "A" | "B" | null;
+  decision: Decision | null;
+}
+
+export interface RunSide {
+  run_id: string;
+  agent_id: string;
+  agent_fingerprint: string;
+  status: Report["status"];
+  tokens_per_pass: number | null;
+  seconds_per_pass: number | null;
+}
+
+export interface CompareOptions {
+  confidence: number;
+  power: number;
+  tieBand: number;
+  seed: number;
+  resamples: number;
+}
+
+function side(r: Report): RunSide {
+  const attempts = r.tasks.filter((t) => t.role === "normal").flatMap((t) => t.attempts);
+  const passes = attempts.filter((a) => a.outcome === "pass").length;
+  return {
+    run_id: r.identity.run_id,
+    agent_id: r.identity.agent_id,
+    agent_fingerprint: r.identity.agent_fingerprint,
+    status: r.status,
+    tokens_per_pass: r.overall.tokens_per_pass,
+    seconds_per_pass: passes === 0 ? null : attempts.reduce((acc, a) => acc + a.wall_s, 0) / passes,
+  };
+}
+
+/** What must match for a paired comparison to mean anything; every difference is named. */
+export function comparabilityProblems(a: Report, b: Report): string[] {
+  const problems: string[] = [];
+  const fields: [string, (r: Report) => unknown][] = [
+    ["pack hash", (r) => r.identity.pack_hash],
+    ["card hash (and so the envelope and policy)", (r) => r.identity.card_hash],
+    ["split", (r) => r.identity.split],
+    ["isolation", (r) => r.identity.isolation],
+  ];
+  for (const [name, get] of fields) {
+    if (get(a) !== get(b)) problems.push(`${name} differs: A ${String(get(a))}, B ${String(get(b))}`);
+  }
+  for (const [label, r] of [["A", a], ["B", b]] as const) {
+    if (r.status !== "OK") problems.push(`run ${label} (${r.identity.run_id}) is ${r.status}: ${r.reasons.join("; ")}`);
+  }
+  return problems;
+}
+
+export function buildComparison(a: Report, b: Report, options: CompareOptions): Comparison {
+  const base = {
+    schema: COMPARE_SCHEMA,
+    a: side(a),
+    b: side(b),
+    confidence: options.confidence,
+    power: options.power,
+    tie_band: options.tieBand,
+  };
+  const problems = comparabilityProblems(a, b);
+  if (problems.length > 0) {
+    const skip = a.status === "SKIP" || b.status === "SKIP";
+    return { ...base, status: skip ? "SKIP" : "REFUSED", reasons: problems, strata: [], overall: null, bootstrap: null, winner: null, decision: null };
+  }
+  const timeoutExcluded = new Set<Outcome>(CENSORED);
+  const taskA = new Map(a.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
+  const taskB = new Map(b.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
+  const shared = [...taskA.keys()].filter((id) => taskB.has(id)).sort();
+  const strataIds = a.strata.map((s) => s.id);
+  const classify = (id: string): keyof PairedSummary["tasks"] => {
+    const x = taskA.get(id)!;
+    const y = taskB.get(id)!;
+    const censored = (t: typeof x) => timeoutExcluded.has(t.outcome) || t.scored === 0;
+    if (censored(x) || censored(y)) return "void";
+    const pa = x.outcome === "pass";
+    const pb = y.outcome === "pass";
+    return pa && pb ? "both_pass" : pa ? "a_only" : pb ? "b_only" : "both_fail";
+  };
+  const kinds = new Map(shared.map((id) => [id, classify(id)]));
+  const summarize = (id: string, ids: readonly string[]): PairedSummary => pairedSummary(id, ids, kinds, options);
+  const strata = strataIds.map((s) => summarize(s, shared.filter((id) => taskA.get(id)!.stratum === s)));
+  const overall = summarize("overall", shared);
+
+  let bootstrap: Comparison["bootstrap"] = null;
+  if (a.identity.replays > 1 || b.identity.replays > 1) {
+    const diffs = shared
+      .filter((id) => kinds.get(id) !== "void")
+      .map((id) => taskA.get(id)!.passes / taskA.get(id)!.scored - taskB.get(id)!.passes / taskB.get(id)!.scored);
+    let interval: [number, number] | null = null;
+    if (diffs.length > 0) {
+      const prng = seededPrng(options.seed);
+      const reps = Array.from({ length: options.resamples }, () => {
+        let s = 0;
+        for (let i = 0; i < diffs.length; i++) s += diffs[nextInt(prng, diffs.length)]!;
+        return s / diffs.length;
+      });
+      interval = percentileInterval(reps, options.confidence);
+    }
+    bootstrap = { resamples: options.resamples, seed: options.seed, interval };
+  }
+  const { winner, decision } = decide(overall, strata, base.a, base.b, shared, kinds, taskA, options);
+  return { ...base, status: "OK", reasons: [], strata, overall, bootstrap, winner, decision };
+}
+
+function pairedSummary(id: string, ids: readonly string[], kinds: ReadonlyMap<string, keyof PairedSummary["tasks"]>, options: CompareOptions): PairedSummary {
+  const tasks: PairedSummary["tasks"] = { both_pass: [], a_only: [], b_only: [], both_fail: [], void: [] };
+  for (const t of ids) tasks[kinds.get(t)!].push(t);
+  const table: PairedTable = { bothPass: tasks.both_pass.length, aOnly: tasks.a_only.length, bOnly: tasks.b_only.length, bothFail: tasks.both_fail.length };
+  const n = table.bothPass + table.aOnly + table.bOnly + table.bothFail;
+  const paired = newcombePaired(table, options.confidence);
+  const mc = n === 0 ? null : mcnemarExact(table);
+  const discordance = n === 0 ? null : (table.aOnly + table.bOnly) / n;
+  return {
+    id,
+    n,
+    table: { both_pass: table.bothPass, a_only: table.aOnly, b_only: table.bOnly, both_fail: table.bothFail, void: tasks.void.length },
+    tasks,
+    rate_a: n === 0 ? null : (table.bothPass + table.aOnly) / n,
+    rate_b: n === 0 ? null : (table.bothPass + table.bOnly) / n,
+    difference: paired?.estimate ?? null,
+    interval: paired?.interval ?? null,
+    mcnemar: mc === null ? null : { p: mc.p, mid_p: mc.midP },
+    discordance,
+    minimum_detectable_difference: discordance === null ? null : minimumDetectableDifference(n, discordance, { confidence: options.confidence, power: options.power }),
+  };
+}
+
+/** +1 when the interval is above 0 (A better), −1 below, 0 when it holds 0 or is missing. */
+export function direction(s: Pick<PairedSummary, "interval">): -1 | 0 | 1 {
+  if (s.interval === null) return 0;
+  if (s.interval[0] > 0) return 1;
+  if (s.interval[1] < 0) return -1;
+  return 0;
+}
+
+const NAME = { 1: "A", [-1]: "B" } as const;
+
+function decide(
+  overall: PairedSummary,
+  strata: readonly PairedSummary[],
+  a: RunSide,
+  b: RunSide,
+  shared: readonly string[],
+  kinds: ReadonlyMap<string, keyof PairedSummary["tasks"]>,
+  taskA: ReadonlyMap<string, { stratum: string }>,
+  options: CompareOptions,
+): { winner: Comparison["winner"]; decision: Decision } {
+  const overallDir = direction(overall);
+  const signs = strata.map((s) => ({ id: s.id, dir: direction(s) }));
+  const favours = (d: 1 | -1) => signs.filter((s) => s.dir === d).map((s) => s.id);
+  if (favours(1).length > 0 && favours(-1).length > 0) {
+    return {
+      winner: null,
+      decision: {
+        kind: "strata_disagree",
+        reason: `strata disagree: ${favours(1).join(", ")} favour${favours(1).length === 1 ? "s" : ""} A and ${favours(-1).join(", ")} favour${favours(-1).length === 1 ? "s" : ""} B, each with an interval excluding 0; no global winner`,
+      },
+    };
+  }
+  if (overallDir !== 0) {
+    const opposite = signs.filter((s) => s.dir === -overallDir).map((s) => s.id);
+    if (opposite.length > 0) {
+      return { winner: null, decision: { kind: "strata_disagree", reason: `overall favours ${NAME[overallDir]} but ${opposite.join(", ")} favour${opposite.length === 1 ? "s" : ""} ${NAME[-overallDir as 1 | -1]} with an interval excluding 0` } };
+    }
+    for (const s of strata) {
+      const rest = pairedSummary("without", shared.filter((id) => taskA.get(id)!.stratum !== s.id), kinds, options);
+      if (direction(rest) !== overallDir) {
+        return {
+          winner: null,
+          decision: { kind: "depends_on_stratum", reason: `winner depends on stratum ${s.id}: without it the paired interval is [${fmt(rest.interval?.[0])}, ${fmt(rest.interval?.[1])}]` },
+        };
+      }
+    }
+    const w = NAME[overallDir];
+    return {
+      winner: w,
+      decision: { kind: "rate", reason: `${w} wins on pass rate: paired difference ${fmt(overall.difference)} [${fmt(overall.interval?.[0])}, ${fmt(overall.interval?.[1])}] excludes 0, and no stratum points the other way` },
+    };
+  }
+  const noRate = `no rate winner (paired difference ${fmt(overall.difference)} [${fmt(overall.interval?.[0])}, ${fmt(overall.interval?.[1])}] holds 0)`;
+  for (const [kind, label, x, y] of [
+    ["tie_break_tokens", "tokens per pass", a.tokens_per_pass, b.tokens_per_pass],
+    ["tie_break_seconds", "seconds per pass", a.seconds_per_pass, b.seconds_per_pass],
+  ] as const) {
+    if (x === null || y === null || Math.max(x, y) === 0) continue;
+    const gap = Math.abs(x - y) / Math.max(x, y);
+    if (gap > options.tieBand) {
+      const w = x < y ? "A" : "B";
+      return { winner: w, decision: { kind, reason: `${noRate}; ${w} needs ${(gap * 100).toFixed(0)}% fewer ${label} (${fmt(x)} vs ${fmt(y)}), beyond the tie band ${options.tieBand}` } };
+    }
+  }
+  return { winner: null, decision: { kind: "draw", reason: `${noRate}; tokens and seconds per pass within the tie band ${options.tieBand} or unknown: a draw` } };
+}
+
+function fmt(x: number | null | undefined): string {
+  return x === null || x === undefined ? "-" : x.toFixed(3);
+}
