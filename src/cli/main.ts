@@ -5,6 +5,7 @@ import { kappaCommand } from "./commands/kappa.js";
 import { runCommand } from "./commands/run.js";
 import { reportCommand } from "./commands/report.js";
 import { compareCommand } from "./commands/compare.js";
+import { probeCommand } from "./commands/probe.js";
 import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: compareCommand,
     summary: "compare <runA> <runB> [--json | --md | --html FILE] [--seed S]   paired comparison and a pre-registered decision",
   },
+  probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {
     run: kappaCommand,
     summary:

@@ -3,20 +3,20 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Row } from "../core/ledger-row.js";
-import { alive, frozenExample, runCli, tempDir } from "../testing/helpers.js";
+import { alive, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 
 /**
  * Hostile agents, each a small script run through a spec, against one Python task of the
  * example pack. Each gets its documented outcome and the run completes.
  */
 
-async function runAgent(t: import("node:test").TestContext, pack: string, script: string, extra = ""): Promise<{ row: Row; runDir: string }> {
+async function runAgentWith(t: import("node:test").TestContext, pack: string, script: string, extra = "", isolation = "process"): Promise<{ row: Row; runDir: string }> {
   const dir = await tempDir(t);
   const agentFile = join(dir, "agent.sh");
   await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
   const spec = join(dir, "agent.yaml");
-  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\n${extra}`);
-  const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "r1", "--seed", "1", "--jobs", "1"]);
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\n${extra}`);
+  const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "r1", "--seed", "1", "--jobs", "1", "--isolation", isolation]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   const runDir = join(dir, "runs", "r1");
   const rows = (await readFile(join(runDir, "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Row);
@@ -25,10 +25,24 @@ async function runAgent(t: import("node:test").TestContext, pack: string, script
 }
 
 const TASK = "py-fix-clamp";
+
+/** Host pids whose command line is exactly `command`. */
+async function processesRunning(command: string): Promise<number[]> {
+  const { readdir } = await import("node:fs/promises");
+  const found: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").filter(Boolean).join(" ") === command && (await alive(Number(name)))) found.push(Number(name));
+  }
+  return found;
+}
 const shortWall = (card: string) => card.replace("wall_s: 300", "wall_s: 3");
 
-test("adversarial agents get their documented outcomes", async (t) => {
+for (const isolation of ["process", "bwrap"]) test(`adversarial agents get their documented outcomes (${isolation} driver)`, async (t) => {
+  if (isolation === "bwrap" && !requireTool(t, "bwrap")) return;
   const pack = await frozenExample(t, { tasks: [TASK], editCard: shortWall });
+  const runAgent = (t: import("node:test").TestContext, pack: string, script: string, extra = "") => runAgentWith(t, pack, script, extra, isolation);
 
   await t.test("a conftest.py that marks every test passed is invalid", async (t) => {
     const { row } = await runAgent(
@@ -61,21 +75,18 @@ EOF`,
   });
 
   await t.test("a sleeper with a setsid child and a SIGTERM-proof child times out and leaves nothing", async (t) => {
-    const dir = await tempDir(t);
-    const pids = join(dir, "pids");
+    // Unique sleep lengths let the host find these processes whatever pid namespace they are in.
+    const tag = isolation === "process" ? 3101 : 3201;
     const { row } = await runAgent(
       t,
       pack,
-      `setsid sh -c 'echo $$ >> ${pids}; exec sleep 300' &
-sh -c 'trap "" TERM; echo $$ >> ${pids}; while :; do sleep 1; done' &
-echo $$ >> ${pids}
-sleep 300`,
+      `setsid sh -c 'exec sleep ${tag}' &
+sh -c 'trap "" TERM; exec sleep ${tag + 1}' &
+sleep ${tag + 2}`,
     );
     assert.equal(row.outcome, "timeout");
     assert.ok(row.agent_wall_s >= 3 && row.agent_wall_s < 10, String(row.agent_wall_s));
-    const list = (await readFile(pids, "utf8")).trim().split("\n").map(Number);
-    assert.equal(list.length, 3);
-    for (const pid of list) assert.equal(await alive(pid), false, `process ${pid} survived`);
+    for (const n of [tag, tag + 1, tag + 2]) assert.deepEqual(await processesRunning(`sleep ${n}`), [], `"sleep ${n}" survived`);
   });
 
   await t.test("100 MB of output is a fail with the log capped", async (t) => {

@@ -1,6 +1,7 @@
-import { copyFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { lstatSync } from "node:fs";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { expandCommand } from "../core/agent.js";
+import { expandCommand, expandMounts } from "../core/agent.js";
 import type { Fences } from "../core/card.js";
 import type { FileEntry } from "../core/digest.js";
 import { BenchcardError } from "../core/errors.js";
@@ -15,9 +16,11 @@ import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedPack, LoadedTask } from "../pack/load.js";
 import { shellCouldNotStart, type ExecResult, type SandboxDriver } from "../sandbox/driver.js";
 import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
+import { BwrapDriver } from "../sandbox/bwrap.js";
+import { limitsFromEnvelope } from "../sandbox/limits.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
-import { diffWorkspace, listTree, scrubWorkspace } from "./workspace-diff.js";
+import { diffWorkspace, listTree } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
 
@@ -35,14 +38,36 @@ export interface RunContext {
   clock: () => Date;
   /** Stat signatures of the pack's files, taken when the run verified the pack. */
   snapshot: ReadonlyMap<string, string>;
+  /** The lock's files by task (indexLock). */
+  files: ReadonlyMap<string, TaskFiles>;
+  /** Removes a finished attempt's scratch folder; the run awaits these before it ends. */
+  discard: (dir: string) => void;
 }
 
-/** Lock entries of one task folder's part (repo/, hidden/), relative to that part. */
-export function taskPart(lock: Lock, taskId: string, part: "repo" | "hidden"): Record<string, FileEntry> {
-  const prefix = `tasks/${taskId}/${part}/`;
-  const out: Record<string, FileEntry> = {};
-  for (const [path, entry] of Object.entries(lock.files)) if (path.startsWith(prefix)) out[path.slice(prefix.length)] = entry;
-  return out;
+/** One task's share of the lock: every path, and repo/ and hidden/ relative to themselves. */
+export interface TaskFiles {
+  paths: string[];
+  repo: Record<string, FileEntry>;
+  hidden: Record<string, FileEntry>;
+}
+
+/** Splits the lock's file table by task once per run, instead of scanning it per attempt. */
+export function indexLock(lock: Lock): Map<string, TaskFiles> {
+  const index = new Map<string, TaskFiles>();
+  for (const [path, entry] of Object.entries(lock.files)) {
+    const parts = path.split("/");
+    if (parts[0] !== "tasks" || parts.length < 3) continue;
+    const id = parts[1] as string;
+    let files = index.get(id);
+    if (files === undefined) {
+      files = { paths: [], repo: {}, hidden: {} };
+      index.set(id, files);
+    }
+    files.paths.push(path);
+    const part = parts[2];
+    if (part === "repo" || part === "hidden") files[part][parts.slice(3).join("/")] = entry;
+  }
+  return index;
 }
 
 /** A stat signature: a cheap way to see that a file was touched since it was hashed. */
@@ -56,7 +81,7 @@ export function signature(info: { size: number; mtimeMs: number; ctimeMs: number
  */
 async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> {
   const prefix = `tasks/${task.task.id}/`;
-  const locked = Object.keys(ctx.lock.files).filter((p) => p.startsWith(prefix));
+  const locked = ctx.files.get(task.task.id)?.paths ?? [];
   const present = (await listTree(task.dir)).map((p) => prefix + p);
   const lockedSet = new Set(locked);
   const drift: string[] = present.filter((p) => !lockedSet.has(p));
@@ -65,7 +90,7 @@ async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> 
   const moved: string[] = [];
   for (const path of locked) {
     if (!presentSet.has(path)) continue;
-    const info = await lstat(join(ctx.pack.root, path));
+    const info = lstatSync(join(ctx.pack.root, path));
     if (signature(info) !== ctx.snapshot.get(path)) moved.push(path);
   }
   const hashes = hashFilesSync(ctx.pack.root, moved);
@@ -116,7 +141,6 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     isolation: ctx.driver.kind,
     hidden_guaranteed_secret: ctx.driver.hidesPack,
     envelope: card.envelope as Record<string, unknown>,
-    limits: {},
   } satisfies Partial<Row>;
   const artifactPaths = {
     agent_stdout: `${artifactsRel}/agent.out`,
@@ -127,7 +151,7 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
   };
   try {
     await layTree(join(task.dir, "repo"), workspace);
-    const baseline = taskPart(ctx.lock, attempt.task_id, "repo");
+    const baseline = ctx.files.get(attempt.task_id)?.repo ?? {};
     const promptFile = join(io, "prompt.md");
     await copyFile(join(task.dir, "prompt.md"), promptFile);
     const usageFile = join(io, "usage.json");
@@ -137,10 +161,9 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     const { usage, note } = parseUsage(usageText);
     if (usageText !== undefined) await writeFile(join(artifacts, "usage.json"), usageText);
 
-    await scrubWorkspace(workspace, baseline);
     const diff = await diffWorkspace(workspace, join(task.dir, "repo"), baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
-    const hidden = taskPart(ctx.lock, attempt.task_id, "hidden");
+    const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
     const hiddenFiles = Object.keys(hidden);
     const violations = findViolations(diff.changes, diff, {
       hiddenFiles,
@@ -203,6 +226,7 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
         bytes: diff.bytes,
       },
       violations,
+      limits: agentRun.limits ?? {},
       log_truncated: agentRun.logTruncated || (oracleRun?.logTruncated ?? false),
       stray_processes_killed: agentRun.strayProcessesKilled + (oracleRun?.strayProcessesKilled ?? 0),
       started_at: startedAt.toISOString(),
@@ -225,6 +249,7 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       usage_note: null,
       diff: { files: 0, lines_added: 0, lines_removed: 0, bytes: 0 },
       violations: [],
+      limits: {},
       log_truncated: false,
       stray_processes_killed: 0,
       started_at: startedAt.toISOString(),
@@ -232,7 +257,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       artifacts: artifactPaths,
     };
   } finally {
-    await rm(scratchRoot, { recursive: true, force: true });
+    // Overlaps the next attempt's work; nothing reads the folder again.
+    ctx.discard(scratchRoot);
   }
 }
 
@@ -265,7 +291,10 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     BENCHCARD_WORKSPACE: paths.workspace,
     BENCHCARD_USAGE_FILE: paths.usageFile,
   };
-  return ctx.driver.exec({
+  const specDir = dirname(agent.path);
+  const limits = limitsFromEnvelope(ctx.pack.card.envelope as Record<string, unknown>);
+  const driver = ctx.driver instanceof BwrapDriver ? ctx.driver.with({ limits, readOnly: expandMounts(agent.spec.mounts, specDir) }) : ctx.driver;
+  const result = await driver.exec({
     argv: expandCommand(agent.spec.command, { prompt_file: paths.promptFile, workspace: paths.workspace, spec_dir: dirname(agent.path) }),
     workspace: paths.workspace,
     env,
@@ -277,6 +306,12 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
   });
+  if (result.limits === undefined) {
+    result.limits = Object.fromEntries(
+      Object.entries(limits).map(([k, v]) => [k, { requested: v as number, applied: `not applied: ${ctx.driver.kind} isolation applies no limits` }]),
+    );
+  }
+  return result;
 }
 
 /** Folders that only hidden/ brings: the agent may create nothing inside them. */

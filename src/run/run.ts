@@ -14,7 +14,7 @@ import type { SandboxDriver } from "../sandbox/driver.js";
 import { killMarked } from "../sandbox/process.js";
 import { HARNESS_VERSION } from "../version.js";
 import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
-import { runAttempt, signature, type RunContext } from "./attempt.js";
+import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
 
 export const RUN_FILE = "run.json";
@@ -230,6 +230,7 @@ interface Execution {
 
 async function execute(run: Execution): Promise<RunSummary> {
   const { runDir, record, options } = run;
+  const pending: Promise<void>[] = [];
   const ctx: RunContext = {
     runId: record.run_id,
     runDir,
@@ -243,6 +244,10 @@ async function execute(run: Execution): Promise<RunSummary> {
     hostEnv: options.env,
     clock: options.clock,
     snapshot: run.snapshot,
+    files: indexLock(run.lock),
+    discard: (dir) => {
+      pending.push(rm(dir, { recursive: true, force: true }));
+    },
   };
   const tasks = new Map(run.pack.tasks.map((t) => [t.task.id, t]));
   const counts: Partial<Record<Outcome, number>> = {};
@@ -268,6 +273,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     });
   } finally {
     await ledger.close();
+    await Promise.allSettled(pending);
     await rm(join(runDir, ".work"), { recursive: true, force: true });
   }
   const finished: RunRecord = { ...record, ended_at: options.clock().toISOString() };

@@ -40,11 +40,16 @@ export async function listTree(dir: string, special: string[] = []): Promise<str
  * Removes test-runner leftovers (bytecode caches) the starting repo did not have, so a planted
  * .pyc can never stand in for source the oracle should import.
  */
-export async function scrubWorkspace(workspace: string, baseline: Readonly<Record<string, FileEntry>>): Promise<string[]> {
+export async function scrubWorkspace(
+  workspace: string,
+  baseline: Readonly<Record<string, FileEntry>>,
+  listed: readonly string[],
+): Promise<{ kept: string[]; removed: string[] }> {
   const isJunk = picomatch(SCRUB_GLOBS, { dot: true });
-  const junk = (await listTree(workspace)).filter((p) => isJunk(p) && baseline[p] === undefined);
-  await Promise.all(junk.map((p) => rm(join(workspace, p), { force: true })));
-  return junk;
+  const removed = listed.filter((p) => isJunk(p) && baseline[p] === undefined);
+  await Promise.all(removed.map((p) => rm(join(workspace, p), { force: true })));
+  const gone = new Set(removed);
+  return { kept: listed.filter((p) => !gone.has(p)), removed };
 }
 
 /**
@@ -57,7 +62,7 @@ export async function diffWorkspace(
   baseline: Readonly<Record<string, FileEntry>>,
 ): Promise<WorkspaceDiff> {
   const special: string[] = [];
-  const now = await listTree(workspace, special);
+  const { kept: now } = await scrubWorkspace(workspace, baseline, await listTree(workspace, special));
   const present = new Set(now);
   const changes: Change[] = [];
   const patches: string[] = [];

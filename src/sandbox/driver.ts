@@ -41,6 +41,8 @@ export interface ExecResult {
   logTruncated: boolean;
   /** Processes left behind by the child and killed after it ended. */
   strayProcessesKilled: number;
+  /** Each requested resource limit and how it was applied, or why not. */
+  limits?: Record<string, { requested: number; applied: string }>;
 }
 
 export interface SandboxDriver {

@@ -1,17 +1,28 @@
 import { BenchcardError } from "../core/errors.js";
+import { BwrapDriver } from "./bwrap.js";
 import type { IsolationKind, SandboxDriver } from "./driver.js";
+import { probe } from "./probe.js";
 import { ProcessDriver } from "./process.js";
 
 export const ISOLATION_KINDS: readonly IsolationKind[] = ["process", "bwrap"];
 
-/** The driver for `--isolation`; undefined picks the default for this host. */
+/**
+ * The driver for `--isolation`. Without the flag: bwrap when it works on this host; otherwise
+ * a refusal that says why and what to do, since the process driver does not keep hidden tests
+ * secret and must be asked for by name.
+ */
 export function selectDriver(kind: string | undefined): SandboxDriver {
-  switch (kind ?? "process") {
-    case "process":
-      return new ProcessDriver();
-    case "bwrap":
-      throw new BenchcardError("bad_input", 'Cannot use isolation "bwrap": this build of benchcard has no bwrap driver yet; use --isolation process');
-    default:
-      throw new BenchcardError("bad_input", `Cannot use isolation "${kind}": expected one of ${ISOLATION_KINDS.join(", ")}`);
+  if (kind === "process") return new ProcessDriver();
+  if (kind !== undefined && kind !== "bwrap") {
+    throw new BenchcardError("bad_input", `Cannot use isolation "${kind}": expected one of ${ISOLATION_KINDS.join(", ")}`);
   }
+  const report = probe();
+  if (report.drivers.bwrap.works) return new BwrapDriver();
+  const why = `${report.drivers.bwrap.detail}; ${report.drivers.bwrap.advice ?? ""}`;
+  throw new BenchcardError(
+    "refused",
+    kind === "bwrap"
+      ? `Cannot use isolation "bwrap": ${why}`
+      : `Cannot isolate agents on this host: ${why}. Run \`benchcard probe\` for details, or pass --isolation process (hidden tests will not be secret, and every report says so)`,
+  );
 }

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Outcome } from "../outcome.js";
+import type { Report } from "../report-model.js";
+import { buildComparison, type CompareOptions } from "./model.js";
+
+const OPTIONS: CompareOptions = { confidence: 0.95, power: 0.8, tieBand: 0.1, seed: 1, resamples: 500 };
+
+/** The parts of a report compare reads, for tasks named `<stratum>-<n>`. */
+function report(outcomes: Record<string, Outcome>, over: { tokens?: number | null; seconds?: number; fingerprint?: string; pack?: string; status?: Report["status"]; replays?: number } = {}): Report {
+  const tasks = Object.entries(outcomes).map(([id, outcome]) => ({
+    task_id: id,
+    stratum: id.split("-")[0]!,
+    role: "normal" as const,
+    outcome,
+    replays: 1,
+    scored: ["infra", "harness", "void"].includes(outcome) ? 0 : 1,
+    passes: outcome === "pass" ? 1 : 0,
+    drift: 0,
+    attempts: [{ replay: 0, outcome, reason: "", wall_s: over.seconds ?? 1, artifacts: {} }],
+  }));
+  const strata = [...new Set(tasks.map((t) => t.stratum))].map((id) => ({ id }));
+  return {
+    status: over.status ?? "OK",
+    reasons: over.status === undefined || over.status === "OK" ? [] : ["a gate failed"],
+    identity: { run_id: "r", agent_id: "x", agent_fingerprint: over.fingerprint ?? "f".repeat(64), pack_hash: over.pack ?? "p", card_hash: "c", split: "all", isolation: "bwrap", replays: over.replays ?? 1 },
+    strata,
+    overall: { tokens_per_pass: over.tokens ?? null },
+    tasks,
+  } as unknown as Report;
+}
+
+const many = (stratum: string, n: number, outcome: Outcome) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${stratum}-${i}`, outcome]));
+
+test("rate: A wins when the paired interval excludes 0 and no stratum points the other way", () => {
+  const a = report({ ...many("s", 10, "pass"), ...many("t", 10, "pass") });
+  const b = report({ ...many("s", 10, "fail"), ...many("t", 10, "fail") });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, "A");
+  assert.equal(c.decision?.kind, "rate");
+  assert.deepEqual(c.overall?.tasks.a_only.length, 20);
+});
+
+test("strata_disagree: each agent wins one stratum, so there is no global winner", () => {
+  const a = report({ ...many("s", 8, "pass"), ...many("t", 8, "fail") });
+  const b = report({ ...many("s", 8, "fail"), ...many("t", 8, "pass") });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, null);
+  assert.equal(c.decision?.kind, "strata_disagree");
+  assert.match(c.decision?.reason ?? "", /s favours A and t favours B/);
+});
+
+test("strata_disagree: overall favours A while a stratum favours B with its interval excluding 0", () => {
+  // Ten small strata lean to A, none significantly alone; t favours B clearly.
+  const lean = (agent: "a" | "b") =>
+    Object.fromEntries(
+      Array.from({ length: 10 }, (_, k) => [
+        [`s${k}-0`, agent === "a" ? "pass" : "fail"],
+        [`s${k}-1`, agent === "a" ? "pass" : "fail"],
+        [`s${k}-2`, "fail"],
+        [`s${k}-3`, "fail"],
+      ]).flat(),
+    ) as Record<string, Outcome>;
+  const a = report({ ...lean("a"), ...many("t", 6, "fail") });
+  const b = report({ ...lean("b"), ...many("t", 6, "pass") });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.ok(c.strata.filter((x) => x.id !== "t").every((x) => (x.interval?.[0] ?? 0) <= 0), "no A stratum is significant alone");
+  assert.ok((c.overall?.interval?.[0] ?? 0) > 0, "overall favours A");
+  assert.equal(c.winner, null);
+  assert.match(c.decision?.reason ?? "", /overall favours A but t favours B/);
+});
+
+test("depends_on_stratum: removing one stratum flips the winner", () => {
+  // s: A wins 8 of 8; t and u: ties. Without s, nothing separates them.
+  const a = report({ ...many("s", 8, "pass"), ...many("t", 8, "pass"), ...many("u", 8, "fail") });
+  const b = report({ ...many("s", 8, "fail"), ...many("t", 8, "pass"), ...many("u", 8, "fail") });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, null);
+  assert.equal(c.decision?.kind, "depends_on_stratum");
+  assert.match(c.decision?.reason ?? "", /winner depends on stratum s/);
+});
+
+test("tie_break_tokens: no rate winner, and B needs fewer tokens per pass beyond the tie band", () => {
+  const a = report({ ...many("s", 6, "pass"), ...many("t", 6, "fail") }, { tokens: 2000 });
+  const b = report({ ...many("s", 6, "pass"), ...many("t", 6, "fail") }, { tokens: 1000 });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, "B");
+  assert.equal(c.decision?.kind, "tie_break_tokens");
+});
+
+test("tie_break_seconds: tokens within the band, seconds beyond it", () => {
+  const a = report(many("s", 6, "pass"), { tokens: 1000, seconds: 10 });
+  const b = report(many("s", 6, "pass"), { tokens: 1050, seconds: 20 });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, "A");
+  assert.equal(c.decision?.kind, "tie_break_seconds");
+});
+
+test("draw: no rate winner and both tie-breaks within the band", () => {
+  const a = report(many("s", 6, "pass"), { tokens: 1000, seconds: 10 });
+  const b = report(many("s", 6, "pass"), { tokens: 1040, seconds: 10.5 });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.winner, null);
+  assert.equal(c.decision?.kind, "draw");
+});
+
+test("refusal: different packs, and a run that is not OK, are named", () => {
+  const c = buildComparison(report(many("s", 3, "pass")), report(many("s", 3, "pass"), { pack: "other", status: "INVALID" }), OPTIONS);
+  assert.equal(c.status, "REFUSED");
+  assert.equal(c.winner, null);
+  assert.ok(c.reasons.some((r) => /pack hash differs: A p, B other/.test(r)));
+  assert.ok(c.reasons.some((r) => /run B .* is INVALID/.test(r)));
+  const skip = buildComparison(report(many("s", 3, "pass"), { status: "SKIP" }), report(many("s", 3, "pass")), OPTIONS);
+  assert.equal(skip.status, "SKIP");
+});
+
+test("censored tasks on either side are void, not discordant", () => {
+  const a = report({ "s-0": "pass", "s-1": "infra", "s-2": "pass" });
+  const b = report({ "s-0": "fail", "s-1": "pass", "s-2": "harness" });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.deepEqual(c.overall?.tasks.void, ["s-1", "s-2"]);
+  assert.equal(c.overall?.n, 1);
+});
+
+test("with replays: a seeded task-clustered bootstrap of the difference is recorded", () => {
+  const a = report({ ...many("s", 10, "pass") }, { replays: 2 });
+  const b = report({ ...many("s", 5, "pass"), ...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s-${i + 5}`, "fail"])) }, { replays: 2 });
+  const one = buildComparison(a, b, OPTIONS);
+  const two = buildComparison(a, b, OPTIONS);
+  assert.deepEqual(one.bootstrap, two.bootstrap);
+  assert.equal(one.bootstrap?.seed, 1);
+  assert.ok((one.bootstrap?.interval?.[0] ?? 0) > 0);
+});

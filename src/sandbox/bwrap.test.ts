@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import type { Row } from "../core/ledger-row.js";
+import { alive, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
+
+/** Hostile agents under bwrap: each is contained and gets its documented outcome. */
+
+const TASK = "py-fix-clamp";
+
+async function hostile(t: TestContext, pack: string, script: string, env: Record<string, string> = {}): Promise<{ row: Row; runDir: string; out: string }> {
+  const dir = await tempDir(t);
+  const agentFile = join(dir, "agent.sh");
+  await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
+  const spec = join(dir, "agent.yaml");
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\nenv: ${JSON.stringify(env)}\n`);
+  const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "h", "--isolation", "bwrap", "--jobs", "1"]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const runDir = join(dir, "runs", "h");
+  const row = JSON.parse((await readFile(join(runDir, "ledger.jsonl"), "utf8")).trim()) as Row;
+  assert.equal(row.isolation, "bwrap");
+  assert.equal(row.hidden_guaranteed_secret, true);
+  return { row, runDir, out: await readFile(join(runDir, row.artifacts.agent_stdout!), "utf8") };
+}
+
+test("hostile agents under bwrap are contained", async (t) => {
+  if (!requireTool(t, "bwrap")) return;
+  const pack = await frozenExample(t, {
+    tasks: [TASK],
+    editCard: (c) => c.replace("wall_s: 300,", "wall_s: 20, memory_mb: 96, max_procs: 4000, cpu_s: 30, max_file_mb: 64,"),
+  });
+
+  await t.test("a search of the whole filesystem finds neither the gold nor the hidden tests", async (t) => {
+    const { row, out } = await hostile(
+      t,
+      pack,
+      `find / -xdev \\( -name 'test_hidden_clamp.py' -o -name 'solution' -o -name 'benchcard.lock' \\) -print 2>/dev/null | sed 's/^/FOUND /'
+grep -rl "return low" / --include=bounds.py 2>/dev/null | grep -v "$BENCHCARD_WORKSPACE" | sed 's/^/GOLD /'
+for f in $(find / -xdev -name test_hidden_clamp.py 2>/dev/null); do cp "$f" . ; done
+echo searched`,
+    );
+    assert.match(out, /searched/);
+    assert.doesNotMatch(out, /FOUND|GOLD/, out);
+    assert.equal(row.outcome, "fail");
+  });
+
+  await t.test("a fetch from a loopback server outside reaches nothing: the server logs zero requests", async (t) => {
+    let requests = 0;
+    const server = createServer((_, res) => {
+      requests++;
+      res.end("def clamp(x, low, high):\n    return max(low, min(x, high))\n");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as { port: number }).port;
+    const { row, out } = await hostile(
+      t,
+      pack,
+      `python3 -c "import urllib.request; open('bounds.py','w').write(urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=3).read().decode())" 2>&1 | tail -1
+echo tried`,
+    );
+    assert.match(out, /tried/);
+    assert.equal(requests, 0, "the server outside saw no request");
+    assert.equal(row.outcome, "fail");
+  });
+
+  await t.test("1,500 background processes and an exit: none survives", async (t) => {
+    const { row } = await hostile(t, pack, `i=0; while [ $i -lt 1500 ]; do sleep 3301 & i=$((i+1)); done; echo started; exit 0`);
+    assert.equal(row.outcome, "fail");
+    const left = await countCommand("sleep 3301");
+    assert.equal(left, 0, `${left} processes survived`);
+  });
+
+  await t.test("more memory than the limit: the agent is killed, the limit recorded", async (t) => {
+    const { row, out } = await hostile(t, pack, `python3 -c "x = bytearray(400 * 1024 * 1024); print('allocated', len(x))"; echo "exit $?"`);
+    assert.doesNotMatch(out, /allocated/);
+    assert.equal(row.outcome, "fail");
+    assert.deepEqual(row.limits.memory_mb, { requested: 96, applied: "cgroup v1 memory" });
+    assert.deepEqual(row.limits.max_procs, { requested: 4000, applied: "cgroup v1 pids" });
+    assert.deepEqual(row.limits.cpu_s, { requested: 30, applied: "rlimit cpu" });
+  });
+
+  await t.test("writes to /tmp and $HOME change nothing outside the workspace", async (t) => {
+    const tag = `benchcard-escape-${process.pid}`;
+    const { out } = await hostile(t, pack, `echo x > /tmp/${tag} && echo tmp-ok; echo x > "$HOME/${tag}" && echo home-ok; echo x > /root/${tag} 2>/dev/null || echo root-denied; echo x > /etc/${tag} 2>/dev/null; echo done`);
+    assert.match(out, /tmp-ok/);
+    assert.match(out, /root-denied/);
+    for (const path of [`/tmp/${tag}`, `/root/${tag}`, `/etc/${tag}`, `${process.env.HOME}/${tag}`]) {
+      await assert.rejects(stat(path), `${path} must not exist on the host`);
+    }
+  });
+
+  await t.test("signals to processes outside reach nothing", async (t) => {
+    const victim = spawn("sleep", ["3302"], { stdio: "ignore" });
+    t.after(() => victim.kill("SIGKILL"));
+    const { out } = await hostile(t, pack, `kill -9 ${victim.pid} 2>&1; kill -9 -1 2>&1; echo "kill exit $?"`);
+    assert.match(out, /kill exit/);
+    assert.equal(await alive(victim.pid!), true, "the host process is alive");
+  });
+});
+
+async function countCommand(command: string): Promise<number> {
+  let n = 0;
+  for (const name of await readdir("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").filter(Boolean).join(" ") === command && (await alive(Number(name)))) n++;
+  }
+  return n;
+}

@@ -1,0 +1,92 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
+import { createCgroup, rlimitArgs, type Limits } from "./limits.js";
+import { ProcessDriver } from "./process.js";
+
+/**
+ * Debian's bubblewrap: new user, pid, net, ipc and uts namespaces, every capability dropped,
+ * the system read-only, a private /tmp, and the workspace the only writable place. The pack,
+ * the run folder and the harness's state are not mounted at all. The spawn, the log caps, the
+ * timeout and the clean-up are the process driver's, around the bwrap command.
+ */
+
+/** System folders shown read-only (links stay links, as on merged-/usr Debian). */
+const SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"];
+
+/** The few /etc files programs need; never the whole of /etc (it holds host secrets). */
+const ETC = [
+  "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+  "ssl", "ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols", "services", "os-release", "debian_version",
+].map((f) => `/etc/${f}`);
+
+export interface BwrapOptions {
+  limits?: Limits;
+  /** Extra host paths shown read-only (an agent spec's mounts). */
+  readOnly?: readonly string[];
+}
+
+export class BwrapDriver implements SandboxDriver {
+  readonly kind = "bwrap" as const;
+  readonly hidesPack = true;
+  private readonly inner = new ProcessDriver();
+  private readonly prlimit = spawnSync("prlimit", ["--version"], { stdio: "ignore" }).status === 0;
+
+  constructor(private readonly options: BwrapOptions = {}) {}
+
+  /** A driver like this one with more read-only mounts and limits (per agent, per attempt). */
+  with(options: BwrapOptions): BwrapDriver {
+    return new BwrapDriver({
+      limits: { ...this.options.limits, ...options.limits },
+      readOnly: [...(this.options.readOnly ?? []), ...(options.readOnly ?? [])],
+    });
+  }
+
+  async exec(request: ExecRequest): Promise<ExecResult> {
+    const limits = this.options.limits ?? {};
+    const cgroup = await createCgroup(randomUUID(), limits);
+    const report = { ...cgroup.report };
+    const prlimit = rlimitArgs(limits, report, this.prlimit);
+    const sandboxed = ["bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...request.argv];
+    const command = prlimit.length > 0 ? ["prlimit", ...prlimit, "--", ...sandboxed] : sandboxed;
+    // The shell moves itself into the cgroup, then becomes the sandbox: nothing runs outside it.
+    const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];
+    try {
+      const result = await this.inner.exec({ ...request, argv });
+      return { ...result, limits: report };
+    } finally {
+      await cgroup.dispose();
+    }
+  }
+}
+
+export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): string[] {
+  const args = [
+    "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "benchcard",
+  ];
+  for (const dir of SYSTEM) {
+    const info = lstatOrNull(dir);
+    if (info === null) continue;
+    if (info.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else args.push("--ro-bind", dir, dir);
+  }
+  for (const file of ETC) if (existsSync(file)) args.push("--ro-bind", file, file);
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  for (const path of readOnly) if (existsSync(path)) args.push("--ro-bind", path, path);
+  const home = request.env.HOME;
+  if (home !== undefined && home !== request.workspace && existsSync(home)) args.push("--bind", home, home);
+  for (const dir of request.writableDirs ?? []) args.push("--bind", dir, dir);
+  for (const file of request.readOnlyFiles ?? []) args.push("--ro-bind", file, file);
+  args.push("--bind", request.workspace, request.workspace, "--chdir", request.workspace);
+  return args;
+}
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
