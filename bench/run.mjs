@@ -47,12 +47,12 @@ function exists(path) {
 }
 
 function compare(label, pack, rounds, warmup) {
-  execFileSync("node", [BIN, "freeze", pack, "--jobs", "2"], { stdio: "ignore", env: process.env });
+  execFileSync("node", [BIN, "freeze", pack, "--jobs", "2", "--isolation", "process"], { stdio: "ignore", env: process.env });
   const loop = loopScript(pack);
   let n = 0;
   return sideBySide(
     label,
-    { name: "benchcard run --jobs 1", command: `node ${BIN} run ${pack} --agent oracle --jobs 1 --out ${work}/runs --run-id r$RANDOM$RANDOM 2>/dev/null`, n: n++ },
+    { name: "benchcard run --jobs 1", command: `node ${BIN} run ${pack} --agent oracle --jobs 1 --isolation process --out ${work}/runs --run-id r$RANDOM$RANDOM 2>/dev/null` },
     { name: "bare shell loop", command: `bash ${loop}` },
     rounds,
     warmup,

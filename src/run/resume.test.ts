@@ -14,9 +14,9 @@ const SHELL_TASK: MiniTask = {
   solution: { "answer.txt": "42\n" },
 };
 
-async function quickPack(dir: string, tasks: number): Promise<string> {
+async function quickPack(dir: string, tasks: number, oracle = "sh check.sh"): Promise<string> {
   const root = join(dir, "pack");
-  const card = MINI_CARD.replace('oracle: "python3 check.py"', 'oracle: "sh check.sh"').replace("replays: 1", "replays: 5");
+  const card = MINI_CARD.replace('oracle: "python3 check.py"', `oracle: "${oracle}"`).replace("replays: 1", "replays: 5");
   await writeMiniPack(root, Object.fromEntries(Array.from({ length: tasks }, (_, i) => [`t${String(i).padStart(2, "0")}`, SHELL_TASK])), { card });
   const frozen = await runCli(["freeze", root]);
   assert.equal(frozen.code, 0, frozen.stderr);
@@ -41,42 +41,46 @@ function killAfter(args: string[], ms: number): Promise<number | null> {
 
 test("SIGKILL at random moments, 20+ times, then resume: every (task, replay) exactly once", async (t) => {
   const dir = await tempDir(t);
-  const pack = await quickPack(dir, 12);
-  const runDir = join(dir, "runs", "crashy");
+  const pack = await quickPack(dir, 12, "sleep 0.2 && sh check.sh");
   const prng = seededPrng(2024);
+  const expected = Array.from({ length: 12 }, (_, i) => Array.from({ length: 5 }, (_, r) => `t${String(i).padStart(2, "0")}#${r}`)).flat().sort();
   let kills = 0;
   let midRun = 0;
-  for (let round = 0; round < 80 && kills < 24; round++) {
-    // Until run.json exists the run has not started: a kill before it means start again.
-    const started = await stat(join(runDir, "run.json")).then(() => true, () => false);
-    const args = !started
-      ? ["run", pack, "--agent", "oracle", "--out", join(dir, "runs"), "--run-id", "crashy", "--seed", "5", "--jobs", "2"]
-      : ["run", "--resume", runDir, "--jobs", "2"];
-    const code = await killAfter(args, 150 + Math.floor(prng.next() * 500));
-    if (code === null) kills++;
-    else assert.equal(code, 0);
-    const text = await readFile(join(runDir, "ledger.jsonl"), "utf8").catch(() => "");
-    const ids = rowsOf(text).map((r) => r.attempt_id);
-    assert.equal(new Set(ids).size, ids.length, `duplicate rows after round ${round}`);
-    if (code === null && ids.length > 0 && ids.length < 60) midRun++;
-    if (code === 0) break;
+  let runs = 0;
+  while (kills < 24) {
+    const runDir = join(dir, "runs", `crashy${runs}`);
+    for (let round = 0; round < 200; round++) {
+      // Until run.json exists the run has not started: a kill before it means start again.
+      const started = await stat(join(runDir, "run.json")).then(() => true, () => false);
+      const args = !started
+        ? ["run", pack, "--agent", "oracle", "--out", join(dir, "runs"), "--run-id", `crashy${runs}`, "--seed", "5", "--jobs", "2", "--isolation", "process"]
+        : ["run", "--resume", runDir, "--jobs", "2"];
+      const code = await killAfter(args, 300 + Math.floor(prng.next() * 1500));
+      const ids = rowsOf(await readFile(join(runDir, "ledger.jsonl"), "utf8").catch(() => "")).map((r) => r.attempt_id);
+      assert.equal(new Set(ids).size, ids.length, `duplicate rows after round ${round}`);
+      if (code === null) {
+        kills++;
+        if (ids.length > 0 && ids.length < 60) midRun++;
+      } else {
+        assert.equal(code, 0);
+        break;
+      }
+    }
+    const final = await runCli(["run", "--resume", runDir, "--jobs", "2", "--json"]);
+    assert.equal(final.code, 0, final.stderr);
+    const rows = rowsOf(await readFile(join(runDir, "ledger.jsonl"), "utf8"));
+    assert.deepEqual(rows.map((r) => r.attempt_id).sort(), expected, `run ${runs}: every (task, replay) exactly once`);
+    assert.ok(rows.every((r) => r.outcome === "pass"), "every oracle attempt passes");
+    runs++;
   }
-  assert.ok(kills >= 20, `only ${kills} kills landed`);
-  assert.ok(midRun >= 10, `only ${midRun} kills landed while rows were being written`);
-  const final = await runCli(["run", "--resume", runDir, "--jobs", "2", "--json"]);
-  assert.equal(final.code, 0, final.stderr);
-  const rows = rowsOf(await readFile(join(runDir, "ledger.jsonl"), "utf8"));
-  const ids = rows.map((r) => r.attempt_id).sort();
-  const expected = Array.from({ length: 12 }, (_, i) => Array.from({ length: 5 }, (_, r) => `t${String(i).padStart(2, "0")}#${r}`)).flat().sort();
-  assert.deepEqual(ids, expected);
-  assert.ok(rows.every((r) => r.outcome === "pass"), "every oracle attempt passes");
+  assert.ok(midRun >= 10, `only ${midRun} of ${kills} kills landed while rows were being written`);
 });
 
 test("a torn last line is cut on resume and its attempt runs again", async (t) => {
   const dir = await tempDir(t);
   const pack = await quickPack(dir, 2);
   const out = join(dir, "runs");
-  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1", "--seed", "1"])).code, 0);
+  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1", "--seed", "1", "--isolation", "process"])).code, 0);
   const ledger = join(out, "x", "ledger.jsonl");
   const lines = (await readFile(ledger, "utf8")).trim().split("\n");
   await writeFile(ledger, `${lines[0]}\n`);
@@ -95,7 +99,7 @@ test("a corrupt row in the middle of the ledger is refused, not guessed around",
   const dir = await tempDir(t);
   const pack = await quickPack(dir, 2);
   const out = join(dir, "runs");
-  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1"])).code, 0);
+  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "x", "--replays", "1", "--isolation", "process"])).code, 0);
   const ledger = join(out, "x", "ledger.jsonl");
   const lines = (await readFile(ledger, "utf8")).trim().split("\n");
   await writeFile(ledger, `{"broken": true}\n${lines.join("\n")}\n`);

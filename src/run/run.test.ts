@@ -3,7 +3,7 @@ import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Row } from "../core/ledger-row.js";
-import { copyExample, frozenExample, runCli, tempDir } from "../testing/helpers.js";
+import { copyExample, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 import type { RunRecord } from "./run.js";
 
 async function rowsIn(runDir: string): Promise<Row[]> {
@@ -14,18 +14,23 @@ test("over the example pack: oracle passes normal and negative tasks and fails m
   const dir = await tempDir(t);
   const pack = await copyExample(t);
   assert.equal((await runCli(["freeze", pack, "--jobs", "2"])).code, 0);
+  // oracle under the default isolation (bwrap where it works), nop under the process driver.
+  const bwrap = requireTool(t, "bwrap");
   for (const agent of ["oracle", "nop"]) {
-    const result = await runCli(["run", pack, "--agent", agent, "--out", join(dir, "runs"), "--run-id", agent, "--jobs", "2", "--seed", "3"]);
+    const isolation = agent === "nop" || !bwrap ? "process" : "bwrap";
+    const args = ["run", pack, "--agent", agent, "--out", join(dir, "runs"), "--run-id", agent, "--jobs", "2", "--seed", "3"];
+    const result = await runCli(agent === "nop" ? [...args, "--isolation", "process"] : args);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /hidden tests were NOT guaranteed secret/);
+    if (isolation === "process") assert.match(result.stdout, /hidden tests were NOT guaranteed secret/);
+    else assert.match(result.stdout, /^isolation: bwrap$/m);
     const rows = await rowsIn(join(dir, "runs", agent));
     assert.equal(rows.length, 14);
     for (const row of rows) {
       const expected =
         row.role === "must_fail_forever" ? "fail" : row.role === "negative" ? "pass" : agent === "oracle" ? "pass" : "fail";
       assert.equal(row.outcome, expected, `${agent} on ${row.task_id}: ${row.reason}`);
-      assert.equal(row.isolation, "process");
-      assert.equal(row.hidden_guaranteed_secret, false);
+      assert.equal(row.isolation, isolation);
+      assert.equal(row.hidden_guaranteed_secret, isolation === "bwrap");
       assert.equal(row.seed, 3);
     }
     const record = JSON.parse(await readFile(join(dir, "runs", agent, "run.json"), "utf8")) as RunRecord;

@@ -69,9 +69,10 @@ export async function createCgroup(name: string, limits: Limits): Promise<Cgroup
             // gone
           }
         }
-        for (let i = 0; i < 50; i++) {
+        // The group empties as the kernel reaps its last tasks: retry briefly, then leave it.
+        for (let i = 0; i < 500; i++) {
           if (await rmdir(dir).then(() => true, () => false)) break;
-          await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, 2));
         }
       }
     },
