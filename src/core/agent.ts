@@ -50,3 +50,18 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/**
+ * The network an agent gets: the spec's request, within what the card's envelope allows. A spec
+ * that asks for more than the card allows is refused, never quietly narrowed.
+ */
+export function effectiveNetwork(
+  card: "none" | { allow: string[] },
+  spec: "none" | { allow: string[] },
+): { ok: true; allow: string[] | "none" } | { ok: false; reason: string } {
+  if (spec === "none") return { ok: true, allow: "none" };
+  if (card === "none") return { ok: false, reason: `the agent asks for network ${spec.allow.join(", ")} but the card's envelope allows none` };
+  const outside = spec.allow.filter((a) => !card.allow.includes(a));
+  if (outside.length > 0) return { ok: false, reason: `the agent asks for ${outside.join(", ")}, which the card's envelope does not allow` };
+  return { ok: true, allow: [...spec.allow] };
+}

@@ -1,7 +1,8 @@
 import { lstatSync } from "node:fs";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { expandCommand, expandMounts } from "../core/agent.js";
+import { effectiveNetwork, expandCommand, expandMounts } from "../core/agent.js";
 import type { Fences } from "../core/card.js";
 import type { FileEntry } from "../core/digest.js";
 import { BenchcardError } from "../core/errors.js";
@@ -14,13 +15,14 @@ import { describeViolations, findViolations } from "../core/tamper.js";
 import { parseUsage, truncation } from "../core/usage.js";
 import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedPack, LoadedTask } from "../pack/load.js";
-import { shellCouldNotStart, type ExecResult, type SandboxDriver } from "../sandbox/driver.js";
+import { shellCouldNotStart, type ExecRequest, type ExecResult, type SandboxDriver } from "../sandbox/driver.js";
+import { BRIDGE_SOURCE, startEgressProxy, type EgressProxy } from "../sandbox/proxy.js";
 import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
 import { BwrapDriver } from "../sandbox/bwrap.js";
 import { limitsFromEnvelope } from "../sandbox/limits.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
-import { diffWorkspace, listTree } from "./workspace-diff.js";
+import { diffWorkspace, listTreeSync } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
 
@@ -82,7 +84,7 @@ export function signature(info: { size: number; mtimeMs: number; ctimeMs: number
 async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> {
   const prefix = `tasks/${task.task.id}/`;
   const locked = ctx.files.get(task.task.id)?.paths ?? [];
-  const present = (await listTree(task.dir)).map((p) => prefix + p);
+  const present = listTreeSync(task.dir).map((p) => prefix + p);
   const lockedSet = new Set(locked);
   const drift: string[] = present.filter((p) => !lockedSet.has(p));
   const presentSet = new Set(present);
@@ -292,6 +294,17 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     BENCHCARD_USAGE_FILE: paths.usageFile,
   };
   const specDir = dirname(agent.path);
+  const network = effectiveNetwork(ctx.pack.card.envelope.network, agent.spec.network);
+  let proxy: EgressProxy | undefined;
+  let egress: ExecRequest["egress"];
+  if (network.ok && network.allow !== "none") {
+    const socketDir = await mkdtemp(join(tmpdir(), "bcp-"));
+    const bridge = join(paths.io, "bridge.mjs");
+    await writeFile(bridge, BRIDGE_SOURCE);
+    proxy = await startEgressProxy({ socketPath: join(socketDir, "s"), allow: network.allow, logFile: join(paths.artifacts, "proxy.log") });
+    await writeFile(join(paths.artifacts, "proxy.log"), "", { flag: "a" });
+    egress = { socket: proxy.socketPath, bridge };
+  }
   const limits = limitsFromEnvelope(ctx.pack.card.envelope as Record<string, unknown>);
   const driver = ctx.driver instanceof BwrapDriver ? ctx.driver.with({ limits, readOnly: expandMounts(agent.spec.mounts, specDir) }) : ctx.driver;
   const result = await driver.exec({
@@ -305,6 +318,12 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     marker: paths.marker,
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
+    ...(egress === undefined ? {} : { egress }),
+  }).finally(async () => {
+    if (proxy !== undefined) {
+      await proxy.close();
+      await rm(dirname(proxy.socketPath), { recursive: true, force: true });
+    }
   });
   if (result.limits === undefined) {
     result.limits = Object.fromEntries(

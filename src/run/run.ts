@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { lstatSync } from "node:fs";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { cpus, hostname, release } from "node:os";
 import { join, resolve } from "node:path";
 import { BenchcardError } from "../core/errors.js";
@@ -13,6 +14,7 @@ import { verifyPack } from "../pack/verify.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { killMarked } from "../sandbox/process.js";
 import { HARNESS_VERSION } from "../version.js";
+import { effectiveNetwork } from "../core/agent.js";
 import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
 import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
@@ -81,6 +83,11 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   const packRoot = resolve(options.cwd, options.pack);
   const { pack, lock, snapshot } = await openFrozenPack(packRoot);
   const agent = await loadAgent(options.agent, { cwd: options.cwd, env: options.env });
+  const network = effectiveNetwork(pack.card.envelope.network, agent.kind === "spec" ? agent.spec.network : "none");
+  if (!network.ok) throw new BenchcardError("bad_input", `Cannot run agent "${agent.id}": ${network.reason}`);
+  if (network.allow !== "none" && options.driver.kind !== "bwrap") {
+    throw new BenchcardError("refused", `Cannot run agent "${agent.id}" with a network allowlist under ${options.driver.kind} isolation: only bwrap can hold the rest of the network back`);
+  }
   const started = options.clock();
   const runId = options.runId ?? `${started.toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${agent.id}-${randomBytes(3).toString("hex")}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) throw new BenchcardError("bad_input", `Cannot use run id "${runId}": expected letters, digits, ".", "_" or "-"`);
@@ -209,9 +216,7 @@ async function openFrozenPack(root: string): Promise<{ pack: LoadedPack; lock: L
   }
   const pack = await loadPack(root);
   const snapshot = new Map<string, string>();
-  await mapPool(Object.keys(lock.files), 64, async (path) => {
-    snapshot.set(path, signature(await lstat(join(root, path))));
-  });
+  for (const path of Object.keys(lock.files)) snapshot.set(path, signature(lstatSync(join(root, path))));
   return { pack, lock, snapshot };
 }
 

@@ -1,4 +1,5 @@
-import { readdir, readFile, readlink, rm } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { FileEntry } from "../core/digest.js";
@@ -21,17 +22,21 @@ export const SCRUB_GLOBS = ["**/__pycache__/**", "**/.pytest_cache/**", "**/*.py
  * Lists every file and symlink under `dir`, relative and "/"-separated, sorted byte-wise.
  */
 export async function listTree(dir: string, special: string[] = []): Promise<string[]> {
+  return listTreeSync(dir, special);
+}
+
+/** listTree with blocking reads: one readdir per folder, no promise per entry. */
+export function listTreeSync(dir: string, special: string[] = []): string[] {
   const out: string[] = [];
-  async function walk(rel: string): Promise<void> {
-    const entries = await readdir(rel === "" ? dir : join(dir, rel), { withFileTypes: true });
-    for (const entry of entries) {
+  const walk = (rel: string): void => {
+    for (const entry of readdirSync(rel === "" ? dir : join(dir, rel), { withFileTypes: true })) {
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) await walk(path);
+      if (entry.isDirectory()) walk(path);
       else if (entry.isFile() || entry.isSymbolicLink()) out.push(path);
       else special.push(path);
     }
-  }
-  await walk("");
+  };
+  walk("");
   special.sort();
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -67,6 +72,7 @@ export async function diffWorkspace(
   const changes: Change[] = [];
   const patches: string[] = [];
   let binaryBytes = 0;
+  // Every file is hashed: stat signatures cannot prove "unchanged" within one clock tick.
   const hashes = hashFilesSync(workspace, now);
   for (const [i, path] of now.entries()) {
     const before = baseline[path];

@@ -111,3 +111,58 @@ async function countCommand(command: string): Promise<number> {
   }
   return n;
 }
+
+test("an allowlisted agent reaches the allowed loopback target through the proxy, and not the other", async (t) => {
+  if (!requireTool(t, "bwrap")) return;
+  const hits = { allowed: 0, denied: 0 };
+  const servers = await Promise.all(
+    (["allowed", "denied"] as const).map(async (name) => {
+      const server = createServer((_, res) => {
+        hits[name]++;
+        res.end(`hello from ${name}\n`);
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      return (server.address() as { port: number }).port;
+    }),
+  );
+  const [good, bad] = servers as [number, number];
+  const allow = `{ allow: [ "127.0.0.1:${good}" ] }`;
+  const pack = await frozenExample(t, { tasks: [TASK], editCard: (c) => c.replace("network: none }", `network: ${allow} }`) });
+  const dir = await tempDir(t);
+  const agentFile = join(dir, "agent.sh");
+  await writeFile(
+    agentFile,
+    `#!/bin/sh
+for port in ${good} ${bad}; do
+  python3 -c "import urllib.request,sys
+try:
+    print('GOT', urllib.request.urlopen('http://127.0.0.1:$port/', timeout=5).read().decode().strip())
+except Exception as e:
+    print('REFUSED', $port, e)"
+done
+python3 -c "import socket; s = socket.socket(); s.settimeout(2); s.connect(('127.0.0.1', ${bad}))" 2>/dev/null && echo DIRECT-OK || echo DIRECT-REFUSED
+`,
+    { mode: 0o755 },
+  );
+  const spec = join(dir, "agent.yaml");
+  await writeFile(spec, `id: netty\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\nnetwork: ${allow}\n`);
+  const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "n", "--isolation", "bwrap"]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const runDir = join(dir, "runs", "n");
+  const row = JSON.parse((await readFile(join(runDir, "ledger.jsonl"), "utf8")).trim()) as Row;
+  const out = await readFile(join(runDir, row.artifacts.agent_stdout!), "utf8");
+  assert.match(out, /GOT hello from allowed/);
+  assert.match(out, new RegExp(`REFUSED ${bad} .*403`));
+  assert.match(out, /DIRECT-REFUSED/);
+  assert.deepEqual(hits, { allowed: 1, denied: 0 });
+  const log = await readFile(join(runDir, "attempts", TASK, "0", "proxy.log"), "utf8");
+  assert.match(log, new RegExp(`allow GET 127\\.0\\.0\\.1:${good}`));
+  assert.match(log, new RegExp(`deny GET 127\\.0\\.0\\.1:${bad}`));
+
+  const wider = join(dir, "wider.yaml");
+  await writeFile(wider, `id: wider\ncommand: [ "${agentFile}" ]\nnetwork: { allow: [ "127.0.0.1:${bad}" ] }\n`);
+  const refused = await runCli(["run", pack, "--agent", wider, "--out", join(dir, "runs"), "--isolation", "bwrap"]);
+  assert.equal(refused.code, 4);
+  assert.match(refused.stderr, /which the card's envelope does not allow/);
+});

@@ -21,6 +21,10 @@ const ETC = [
   "ssl", "ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols", "services", "os-release", "debian_version",
 ].map((f) => `/etc/${f}`);
 
+/** Where the egress proxy's socket appears inside, and the port the bridge listens on there. */
+export const INSIDE_SOCKET = "/run/benchcard-proxy.sock";
+export const BRIDGE_PORT = 3128;
+
 export interface BwrapOptions {
   limits?: Limits;
   /** Extra host paths shown read-only (an agent spec's mounts). */
@@ -48,7 +52,8 @@ export class BwrapDriver implements SandboxDriver {
     const cgroup = await createCgroup(randomUUID(), limits);
     const report = { ...cgroup.report };
     const prlimit = rlimitArgs(limits, report, this.prlimit);
-    const sandboxed = ["bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...request.argv];
+    const inner = request.egress === undefined ? request.argv : ["node", request.egress.bridge, String(BRIDGE_PORT), INSIDE_SOCKET, ...request.argv];
+    const sandboxed = ["bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...inner];
     const command = prlimit.length > 0 ? ["prlimit", ...prlimit, "--", ...sandboxed] : sandboxed;
     // The shell moves itself into the cgroup, then becomes the sandbox: nothing runs outside it.
     const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];
@@ -79,6 +84,7 @@ export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): st
   if (home !== undefined && home !== request.workspace && existsSync(home)) args.push("--bind", home, home);
   for (const dir of request.writableDirs ?? []) args.push("--bind", dir, dir);
   for (const file of request.readOnlyFiles ?? []) args.push("--ro-bind", file, file);
+  if (request.egress !== undefined) args.push("--ro-bind", request.egress.bridge, request.egress.bridge, "--bind", request.egress.socket, INSIDE_SOCKET);
   args.push("--bind", request.workspace, request.workspace, "--chdir", request.workspace);
   return args;
 }

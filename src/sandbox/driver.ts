@@ -26,6 +26,11 @@ export interface ExecRequest {
   readOnlyFiles?: readonly string[];
   /** Extra files or folders the child may write (the usage file's folder). */
   writableDirs?: readonly string[];
+  /**
+   * An allowlisted network through the harness's egress proxy: the proxy's Unix socket on the
+   * host and a bridge script the child's side runs (bwrap only).
+   */
+  egress?: { socket: string; bridge: string };
 }
 
 export interface ExecResult {
