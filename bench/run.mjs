@@ -62,7 +62,7 @@ function compare(label, pack, rounds, warmup) {
 const example = join(work, "example");
 cpSync(join(ROOT, "examples", "tiny-fix"), example, { recursive: true });
 const rounds = Number(process.env.BENCH_ROUNDS ?? 0);
-const a = compare("example pack (14 tasks)", example, rounds || 3, true);
+const a = compare("example pack (14 tasks)", example, rounds || 5, true);
 
 // 100 tasks, each a 1,000-file repo (about 1 MB), a one-file gold and one hidden pytest file.
 const gen = join(work, "generated");

@@ -8,11 +8,13 @@ import { join } from "node:path";
  * Blocking on purpose: one readdir and one copy per entry, far cheaper than a promise each.
  */
 export function layTreeSync(source: string, dest: string): void {
+  // A folder this call creates is empty: nothing in it needs checking before a copy.
+  const fresh = lstatOrNull(dest) === null;
   mkdirSync(dest, { recursive: true });
   for (const entry of readdirSync(source, { withFileTypes: true })) {
     const from = join(source, entry.name);
     const to = join(dest, entry.name);
-    const existing = lstatOrNull(to);
+    const existing = fresh ? null : lstatOrNull(to);
     if (entry.isDirectory()) {
       if (existing !== null && !existing.isDirectory()) rmSync(to, { force: true });
       layTreeSync(from, to);

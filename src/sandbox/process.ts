@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createWriteStream, type WriteStream } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
 
@@ -102,17 +101,25 @@ export async function killMarked(marker: string, options: { prefix?: boolean } =
   return killed;
 }
 
+/** One blocking pass over /proc: a few hundred small reads, cheaper than a promise each. */
 async function pidsWithEnv(matches: (entry: string) => boolean): Promise<number[]> {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
   const found: number[] = [];
-  await Promise.all(
-    entries.map(async (name) => {
-      if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) return;
-      const environ = await readFile(`/proc/${name}/environ`).catch(() => undefined);
-      if (environ === undefined) return;
-      if (environ.toString("latin1").split("\0").some(matches)) found.push(Number(name));
-    }),
-  );
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const name of entries) {
+    if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue;
+    }
+    if (environ.toString("latin1").split("\0").some(matches)) found.push(Number(name));
+  }
   return found;
 }
 
