@@ -1,4 +1,4 @@
-import { dirname, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { BenchcardError, type ExitCode } from "../../core/errors.js";
 import { buildReport, exitCodeFor } from "../../core/report-model.js";
 import { loadPack } from "../../pack/load.js";
@@ -10,7 +10,6 @@ import { readLedger } from "../../run/ledger.js";
 import { LEDGER_FILE, readRunRecord } from "../../run/run.js";
 import { parseFlags } from "../args.js";
 import type { Io } from "../io.js";
-import { join } from "node:path";
 
 /** Reads a run folder and everything the report needs; the model itself is pure. */
 export async function loadReport(runDirArg: string, io: Io) {
