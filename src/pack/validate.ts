@@ -175,4 +175,3 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-export type { TaskEvidence as ValidationEvidence };

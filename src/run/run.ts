@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { cpus, hostname, release } from "node:os";
 import { join, resolve } from "node:path";
 import { BenchcardError } from "../core/errors.js";
-import { CENSORED, type Outcome } from "../core/outcome.js";
+import type { Outcome } from "../core/outcome.js";
 import { mapPool } from "../core/pool.js";
 import { scheduleAttempts, type ScheduledAttempt } from "../core/schedule.js";
 import type { Lock } from "../core/lock.js";
@@ -294,9 +294,6 @@ async function execute(run: Execution): Promise<RunSummary> {
   };
 }
 
-export function censoredCount(counts: Partial<Record<Outcome, number>>): number {
-  return [...CENSORED].reduce((acc, o) => acc + (counts[o] ?? 0), 0);
-}
 
 function hostFingerprint(): RunRecord["host"] {
   const cpu = cpus()[0]?.model ?? "unknown";

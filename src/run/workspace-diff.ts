@@ -19,13 +19,9 @@ export interface WorkspaceDiff {
 export const SCRUB_GLOBS = ["**/__pycache__/**", "**/.pytest_cache/**", "**/*.pyc"];
 
 /**
- * Lists every file and symlink under `dir`, relative and "/"-separated, sorted byte-wise.
+ * Lists every file and symlink under `dir`, relative and "/"-separated, sorted byte-wise, with
+ * blocking reads (one readdir per folder); anything else (FIFO, socket, device) goes to `special`.
  */
-export async function listTree(dir: string, special: string[] = []): Promise<string[]> {
-  return listTreeSync(dir, special);
-}
-
-/** listTree with blocking reads: one readdir per folder, no promise per entry. */
 export function listTreeSync(dir: string, special: string[] = []): string[] {
   const out: string[] = [];
   const walk = (rel: string): void => {
@@ -67,7 +63,7 @@ export async function diffWorkspace(
   baseline: Readonly<Record<string, FileEntry>>,
 ): Promise<WorkspaceDiff> {
   const special: string[] = [];
-  const { kept: now } = await scrubWorkspace(workspace, baseline, await listTree(workspace, special));
+  const { kept: now } = await scrubWorkspace(workspace, baseline, listTreeSync(workspace, special));
   const present = new Set(now);
   const changes: Change[] = [];
   const patches: string[] = [];
