@@ -150,3 +150,11 @@ export type ControlRole = "normal" | NonNullable<Task["control"]>;
 export function controlRole(task: Task): ControlRole {
   return task.control ?? "normal";
 }
+
+/** How a task is graded: its own oracle and timeout, else the card's; run by /bin/sh. */
+export function oracleFor(card: Card, task: Task): { argv: string[]; timeoutMs: number } {
+  return {
+    argv: ["/bin/sh", "-c", task.oracle ?? card.contract.oracle],
+    timeoutMs: (task.oracle_timeout_s ?? card.contract.oracle_timeout_s) * 1000,
+  };
+}

@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { controlRole, type Card } from "../core/card.js";
+import { controlRole, oracleFor, type Card } from "../core/card.js";
 import {
   judgeCheck,
   planChecks,
@@ -133,11 +133,10 @@ async function runOracle(
     const stdoutFile = join(scratch.root, "oracle.out");
     const stderrFile = join(scratch.root, "oracle.err");
     const result = await options.driver.exec({
-      argv: ["/bin/sh", "-c", task.task.oracle ?? card.contract.oracle],
+      ...oracleFor(card, task.task),
       workspace: scratch.workspace,
       env: cleanEnv(options.env, scratch.home),
-      timeoutMs: (task.task.oracle_timeout_s ?? card.contract.oracle_timeout_s) * 1000,
-      stdoutFile,
+            stdoutFile,
       stderrFile,
       maxLogBytes: 1 << 20,
     });

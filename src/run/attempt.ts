@@ -3,7 +3,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { effectiveNetwork, expandCommand, expandMounts } from "../core/agent.js";
-import type { Fences } from "../core/card.js";
+import { oracleFor, type Fences } from "../core/card.js";
 import type { FileEntry } from "../core/digest.js";
 import { BenchcardError } from "../core/errors.js";
 import type { Row } from "../core/ledger-row.js";
@@ -195,11 +195,10 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       facts.hiddenIntact = hiddenFiles.every((p, i) => laid[i]!.sha256 === hidden[p]!.sha256);
       if (facts.hiddenIntact) {
         oracleRun = await ctx.driver.exec({
-          argv: ["/bin/sh", "-c", task.task.oracle ?? card.contract.oracle],
+          ...oracleFor(card, task.task),
           workspace,
           env: cleanEnv(ctx.hostEnv, home),
-          timeoutMs: (task.task.oracle_timeout_s ?? card.contract.oracle_timeout_s) * 1000,
-          stdoutFile: join(artifacts, "oracle.out"),
+                    stdoutFile: join(artifacts, "oracle.out"),
           stderrFile: join(artifacts, "oracle.err"),
           maxLogBytes: LOG_CAP_BYTES,
           marker: `${marker}/oracle`,
