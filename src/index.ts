@@ -1,6 +1,6 @@
 /** benchcard's library entry: the same functions the CLI calls. */
-export * from "./core/card.js";
-export * from "./core/errors.js";
+export * from "./core/pack/card.js";
+export * from "./core/common/errors.js";
 export { loadPack, type LoadedPack, type LoadedTask } from "./pack/load.js";
 export { validatePack, type ValidationReport } from "./pack/validate.js";
 export { freezePack } from "./pack/freeze.js";

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { BenchcardError } from "../core/errors.js";
+import { BenchcardError } from "../core/common/errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;

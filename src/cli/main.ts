@@ -1,4 +1,4 @@
-import { BenchcardError, formatIssue, type ExitCode } from "../core/errors.js";
+import { BenchcardError, formatIssue, type ExitCode } from "../core/common/errors.js";
 import { HARNESS_VERSION } from "../version.js";
 import { initCommand } from "./commands/init.js";
 import { kappaCommand } from "./commands/kappa.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { appendFile, chmod, readFile, symlink, unlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Lock } from "../core/lock.js";
+import type { Lock } from "../core/pack/lock.js";
 import { copyExample, runCli, tempDir } from "../testing/helpers.js";
 import { ANSWER_TASK, writeMiniPack } from "../testing/mini-pack.js";
 import type { VerifyReport } from "./verify.js";

@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { diffFiles, type FileTable } from "../core/digest.js";
-import { BenchcardError } from "../core/errors.js";
-import { LOCK_SCHEMA, type Lock } from "../core/lock.js";
-import { stratifiedSplit } from "../core/split.js";
+import { diffFiles, type FileTable } from "../core/pack/digest.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { LOCK_SCHEMA, type Lock } from "../core/pack/lock.js";
+import { stratifiedSplit } from "../core/pack/split.js";
 import { HARNESS_VERSION } from "../version.js";
 import { hashPack, packHash } from "./hash.js";
 import { CARD_FILE, LOCK_FILE, loadPack } from "./load.js";

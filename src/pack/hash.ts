@@ -4,7 +4,7 @@ import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { comparePaths, packDigestText, type FileEntry, type FileTable } from "../core/digest.js";
+import { comparePaths, packDigestText, type FileEntry, type FileTable } from "../core/pack/digest.js";
 
 const SKIP_AT_ROOT = new Set(["benchcard.lock", ".git"]);
 /** Below this many files, worker start-up costs more than it saves. */

@@ -1,10 +1,10 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { CardSchema, TaskSchema, type Card } from "../core/card.js";
-import { BenchcardError, type Issue } from "../core/errors.js";
-import { checkPack, type TaskLayout } from "../core/pack-check.js";
-import { keyLines, parseYamlAs } from "../core/yaml-source.js";
+import { CardSchema, TaskSchema, type Card } from "../core/pack/card.js";
+import { BenchcardError, type Issue } from "../core/common/errors.js";
+import { checkPack, type TaskLayout } from "../core/pack/pack-check.js";
+import { keyLines, parseYamlAs } from "../core/common/yaml-source.js";
 
 export const CARD_FILE = "benchcard.yaml";
 export const LOCK_FILE = "benchcard.lock";

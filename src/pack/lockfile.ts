@@ -1,7 +1,7 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { BenchcardError } from "../core/errors.js";
-import { LockSchema, type Lock } from "../core/lock.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { LockSchema, type Lock } from "../core/pack/lock.js";
 import { LOCK_FILE } from "./load.js";
 
 /** Reads and checks benchcard.lock; a pack without one was never frozen (bad input). */

@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { controlRole, oracleFor, type Card } from "../core/card.js";
+import { controlRole, oracleFor, type Card } from "../core/pack/card.js";
 import {
   judgeCheck,
   planChecks,
@@ -8,10 +8,10 @@ import {
   type CheckName,
   type CheckStatus,
   type Observation,
-} from "../core/controls.js";
-import { BenchcardError } from "../core/errors.js";
-import { findLeaks, type LeakHit } from "../core/leak.js";
-import { mapPool } from "../core/pool.js";
+} from "../core/pack/controls.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { findLeaks, type LeakHit } from "../core/pack/leak.js";
+import { mapPool } from "../core/common/pool.js";
 import { shellCouldNotStart, type SandboxDriver } from "../sandbox/driver.js";
 import { applyPatch, cleanEnv, createScratch, layTree } from "../sandbox/workspace.js";
 import type { LoadedPack, LoadedTask } from "./load.js";

@@ -1,5 +1,5 @@
-import { diffFiles, type DriftEntry } from "../core/digest.js";
-import type { Lock } from "../core/lock.js";
+import { diffFiles, type DriftEntry } from "../core/pack/digest.js";
+import type { Lock } from "../core/pack/lock.js";
 import { hashPack, packHash } from "./hash.js";
 import { readLock } from "./lockfile.js";
 

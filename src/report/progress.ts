@@ -1,4 +1,4 @@
-import { CENSORED, type Outcome } from "../core/outcome.js";
+import { CENSORED, type Outcome } from "../core/attempt/outcome.js";
 import type { Progress } from "../run/run.js";
 
 function seconds(ms: number): string {

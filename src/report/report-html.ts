@@ -1,5 +1,5 @@
 import { relative } from "node:path/posix";
-import type { Report, StratumSummary } from "../core/report-model.js";
+import type { Report, StratumSummary } from "../core/report/report-model.js";
 import { STRATA_HEADER, stratumCells } from "./report-text.js";
 
 /** One self-contained HTML file: gates, a forest plot (SVG), outcomes, per-task links. */

@@ -1,4 +1,4 @@
-import type { Report, StratumSummary } from "../core/report-model.js";
+import type { Report, StratumSummary } from "../core/report/report-model.js";
 import { renderTable } from "./table.js";
 
 const pct = (x: number | null) => (x === null ? "-" : `${(100 * x).toFixed(1)}%`);

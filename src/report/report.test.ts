@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
-import type { Report } from "../core/report-model.js";
+import type { Report } from "../core/report/report-model.js";
 import { frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 
 const TASKS = ["py-fix-clamp", "py-fix-median", "py-fix-slugify", "py-fix-chunks", "js-fix-sum", "js-fix-range", "js-fix-unique", "js-fix-capitalize", "ctl-never-green"];

@@ -1,5 +1,5 @@
-import { checkScore } from "../core/controls.js";
-import type { DriftEntry } from "../core/digest.js";
+import { checkScore } from "../core/pack/controls.js";
+import type { DriftEntry } from "../core/pack/digest.js";
 import type { CheckEvidence, ValidationReport } from "../pack/validate.js";
 import type { VerifyReport } from "../pack/verify.js";
 import { renderTable } from "./table.js";

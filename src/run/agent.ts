@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { AgentSpecSchema, BUILTIN_AGENTS, canonicalJson, type AgentSpec, type BuiltinAgent } from "../core/agent.js";
-import { BenchcardError } from "../core/errors.js";
-import { parseYamlAs } from "../core/yaml-source.js";
+import { AgentSpecSchema, BUILTIN_AGENTS, canonicalJson, type AgentSpec, type BuiltinAgent } from "../core/attempt/agent.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { parseYamlAs } from "../core/common/yaml-source.js";
 
 export type ResolvedAgent =
   | { kind: "builtin"; id: BuiltinAgent; fingerprint: string; controls: Record<string, unknown> }

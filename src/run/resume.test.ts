@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Row } from "../core/ledger-row.js";
-import { seededPrng } from "../core/random.js";
+import type { Row } from "../core/attempt/ledger-row.js";
+import { seededPrng } from "../core/common/random.js";
 import { BIN, runCli, tempDir } from "../testing/helpers.js";
 import { MINI_CARD, writeMiniPack, type MiniTask } from "../testing/mini-pack.js";
 

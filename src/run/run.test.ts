@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Row } from "../core/ledger-row.js";
+import type { Row } from "../core/attempt/ledger-row.js";
 import { copyExample, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 import type { RunRecord } from "./run.js";
 

@@ -2,9 +2,9 @@ import { readdirSync } from "node:fs";
 import { readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import type { FileEntry } from "../core/digest.js";
-import { unifiedDiff } from "../core/line-diff.js";
-import type { Change } from "../core/tamper.js";
+import type { FileEntry } from "../core/pack/digest.js";
+import { unifiedDiff } from "../core/attempt/line-diff.js";
+import type { Change } from "../core/attempt/tamper.js";
 import { hashFilesSync } from "../pack/hash.js";
 
 export interface WorkspaceDiff {

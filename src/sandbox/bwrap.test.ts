@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
-import type { Row } from "../core/ledger-row.js";
+import type { Row } from "../core/attempt/ledger-row.js";
 import { alive, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 
 /** Hostile agents under bwrap: each is contained and gets its documented outcome. */

@@ -1,4 +1,4 @@
-import { BenchcardError } from "../core/errors.js";
+import { BenchcardError } from "../core/common/errors.js";
 import { BwrapDriver } from "./bwrap.js";
 import type { IsolationKind, SandboxDriver } from "./driver.js";
 import { probe } from "./probe.js";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { BenchcardError } from "../core/errors.js";
+import { BenchcardError } from "../core/common/errors.js";
 import { layTreeSync } from "./lay-tree.js";
 
 /** A fresh scratch folder holding `workspace/` (the agent's tree) and `home/`. */

@@ -1,10 +1,10 @@
-// Loads ../shared/reference-stats/vectors.json for tests (values from statsmodels, scikit-learn,
+// Loads test/fixtures/reference-stats/vectors.json (vendored in the repository) for tests (values from statsmodels, scikit-learn,
 // scipy, nltk and R; each test cites the call).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./helpers.js";
 
-export const VECTORS_PATH = join(REPO_ROOT, "..", "shared", "reference-stats", "vectors.json");
+export const VECTORS_PATH = join(REPO_ROOT, "test", "fixtures", "reference-stats", "vectors.json");
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const vectors: any = JSON.parse(readFileSync(VECTORS_PATH, "utf8"));

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { buildComparison } from "../../core/compare/model.js";
-import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { BenchcardError, type ExitCode } from "../../core/common/errors.js";
 import { writeFileAtomic } from "../../pack/lockfile.js";
 import { renderComparison, renderComparisonHtml, renderComparisonMarkdown } from "../../report/compare-render.js";
 import { integer, parseFlags } from "../args.js";

@@ -1,7 +1,7 @@
 import { cp, readdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BenchcardError, type ExitCode } from "../../core/errors.js";
+import { BenchcardError, type ExitCode } from "../../core/common/errors.js";
 import { parseFlags } from "../args.js";
 import type { Io } from "../io.js";
 

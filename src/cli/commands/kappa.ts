@@ -4,7 +4,7 @@ import { agreementReport, type AgreementOptions, type Grader } from "../../core/
 import { parseLabels } from "../../core/agreement/labels.js";
 import type { AlphaLevel } from "../../core/agreement/krippendorff.js";
 import type { Weighting } from "../../core/agreement/cohen.js";
-import { BenchcardError, type ExitCode, type Issue } from "../../core/errors.js";
+import { BenchcardError, type ExitCode, type Issue } from "../../core/common/errors.js";
 import { writeFileAtomic } from "../../pack/lockfile.js";
 import { renderKappa, renderKappaMarkdown } from "../../report/kappa.js";
 import { integer, parseFlags, positiveInt } from "../args.js";

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import type { ExitCode } from "../../core/errors.js";
+import type { ExitCode } from "../../core/common/errors.js";
 import { freezePack, RefusedValidation } from "../../pack/freeze.js";
 import { loadPack } from "../../pack/load.js";
 import { validatePack } from "../../pack/validate.js";

@@ -1,4 +1,4 @@
-import type { ExitCode } from "../../core/errors.js";
+import type { ExitCode } from "../../core/common/errors.js";
 import { renderTable } from "../../report/table.js";
 import { probe } from "../../sandbox/probe.js";
 import { parseFlags } from "../args.js";

@@ -1,6 +1,6 @@
 import { dirname, join, relative, resolve } from "node:path";
-import { BenchcardError, type ExitCode } from "../../core/errors.js";
-import { buildReport, exitCodeFor } from "../../core/report-model.js";
+import { BenchcardError, type ExitCode } from "../../core/common/errors.js";
+import { buildReport, exitCodeFor } from "../../core/report/report-model.js";
 import { loadPack } from "../../pack/load.js";
 import { readLock, writeFileAtomic } from "../../pack/lockfile.js";
 import { verifyPack } from "../../pack/verify.js";

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
-import { BenchcardError, type ExitCode } from "../../core/errors.js";
-import { OUTCOMES } from "../../core/outcome.js";
+import { BenchcardError, type ExitCode } from "../../core/common/errors.js";
+import { OUTCOMES } from "../../core/attempt/outcome.js";
 import { attemptLine, progressLine } from "../../report/progress.js";
 import { resumeRun, startRun, type Progress, type RunSummary } from "../../run/run.js";
 import { selectDriver } from "../../sandbox/select.js";

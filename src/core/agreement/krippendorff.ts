@@ -1,4 +1,4 @@
-import { nextInt, type Prng } from "../random.js";
+import { nextInt, type Prng } from "../common/random.js";
 
 /**
  * Krippendorff's alpha (Krippendorff 2011, "Computing Krippendorff's alpha-reliability") from

@@ -1,4 +1,4 @@
-import type { Issue, Result } from "../errors.js";
+import type { Issue, Result } from "../common/errors.js";
 
 /** One grader's label for one item, with the line it came from. */
 export interface LabelRow {

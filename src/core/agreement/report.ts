@@ -1,5 +1,5 @@
-import { BenchcardError, type Issue } from "../errors.js";
-import { seededPrng, nextInt, type Prng } from "../random.js";
+import { BenchcardError, type Issue } from "../common/errors.js";
+import { seededPrng, nextInt, type Prng } from "../common/random.js";
 import { zFor } from "../stats/normal.js";
 import { percentileInterval } from "../stats/quantile.js";
 import { LANDIS_KOCH_CITATION, landisKoch, type Band } from "./bands.js";

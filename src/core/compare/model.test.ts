@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Outcome } from "../outcome.js";
-import type { Report } from "../report-model.js";
+import type { Outcome } from "../attempt/outcome.js";
+import type { Report } from "../report/report-model.js";
 import { buildComparison, type CompareOptions } from "./model.js";
 
 const OPTIONS: CompareOptions = { confidence: 0.95, power: 0.8, tieBand: 0.1, seed: 1, resamples: 500 };

@@ -1,6 +1,6 @@
-import { CENSORED, type Outcome } from "../outcome.js";
-import { nextInt, seededPrng } from "../random.js";
-import type { Report } from "../report-model.js";
+import { CENSORED, type Outcome } from "../attempt/outcome.js";
+import { nextInt, seededPrng } from "../common/random.js";
+import type { Report } from "../report/report-model.js";
 import { percentileInterval } from "../stats/quantile.js";
 import { mcnemarExact, minimumDetectableDifference, newcombePaired, type PairedTable } from "./paired.js";
 

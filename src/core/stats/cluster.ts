@@ -1,4 +1,4 @@
-import { nextInt, type Prng } from "../random.js";
+import { nextInt, type Prng } from "../common/random.js";
 import { percentileInterval } from "./quantile.js";
 
 /** One task's replays: how many scored, how many passed. */

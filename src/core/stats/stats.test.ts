@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { vectors } from "../../testing/vectors.js";
-import { seededPrng } from "../random.js";
+import { seededPrng } from "../common/random.js";
 import { bootstrapClusters, clusteredRate } from "./cluster.js";
 import { normalQuantile } from "./normal.js";
 import { clopperPearson, wilson } from "./proportion.js";

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import type { Fences } from "./card.js";
+import type { Fences } from "../pack/card.js";
 
 /** One changed path in the workspace after the agent exited. */
 export interface Change {

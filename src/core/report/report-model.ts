@@ -1,13 +1,13 @@
-import { UNKNOWN, type Card } from "./card.js";
-import type { DriftEntry } from "./digest.js";
-import type { Row } from "./ledger-row.js";
-import type { Lock } from "./lock.js";
-import { CENSORED, OUTCOMES, type Outcome } from "./outcome.js";
-import { seededPrng } from "./random.js";
-import { bootstrapClusters, clusteredRate } from "./stats/cluster.js";
-import { proportionInterval } from "./stats/proportion.js";
-import { chiSquareSurvival } from "./stats/special.js";
-import { taskOutcome, type TaskOutcome } from "./task-outcome.js";
+import { UNKNOWN, type Card } from "../pack/card.js";
+import type { DriftEntry } from "../pack/digest.js";
+import type { Row } from "../attempt/ledger-row.js";
+import type { Lock } from "../pack/lock.js";
+import { CENSORED, OUTCOMES, type Outcome } from "../attempt/outcome.js";
+import { seededPrng } from "../common/random.js";
+import { bootstrapClusters, clusteredRate } from "../stats/cluster.js";
+import { proportionInterval } from "../stats/proportion.js";
+import { chiSquareSurvival } from "../stats/special.js";
+import { taskOutcome, type TaskOutcome } from "../attempt/task-outcome.js";
 
 /** The report model: everything `report` prints, recomputed from card, lock and rows. Pure. */
 

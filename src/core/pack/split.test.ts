@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { seededPrng, shuffle } from "./random.js";
+import { seededPrng, shuffle } from "../common/random.js";
 import { stratifiedSplit } from "./split.js";
 
 const tasks = [

@@ -1,4 +1,4 @@
-import type { Issue } from "./errors.js";
+import type { Issue } from "../common/errors.js";
 import { controlRole, type Card, type Task } from "./card.js";
 
 /** What the loader saw on disk for one task folder, as plain data. */

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CardSchema, type Card } from "./card.js";
-import { EMPTY_USAGE, ROW_SCHEMA, type Row } from "./ledger-row.js";
-import type { Lock } from "./lock.js";
-import type { Outcome } from "./outcome.js";
+import { CardSchema, type Card } from "../pack/card.js";
+import { EMPTY_USAGE, ROW_SCHEMA, type Row } from "../attempt/ledger-row.js";
+import type { Lock } from "../pack/lock.js";
+import type { Outcome } from "../attempt/outcome.js";
 import { buildReport, exitCodeFor, homogeneityTest, type ReportInput } from "./report-model.js";
-import { parseYamlAs } from "./yaml-source.js";
+import { parseYamlAs } from "../common/yaml-source.js";
 
 const CARD_TEXT = `name: demo
 version: 1.0.0

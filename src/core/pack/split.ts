@@ -1,5 +1,5 @@
 import { comparePaths } from "./digest.js";
-import { seededPrng, shuffle } from "./random.js";
+import { seededPrng, shuffle } from "../common/random.js";
 
 export interface Split {
   seed: number;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CardSchema, TaskSchema } from "./card.js";
+import { CardSchema, TaskSchema } from "../pack/card.js";
 import { parseYamlAs } from "./yaml-source.js";
 
 test("a syntax error is reported with its line", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NetworkSchema, TASK_ID_PATTERN } from "./card.js";
+import { NetworkSchema, TASK_ID_PATTERN } from "../pack/card.js";
 
 /** An agent spec (any file name): a command template and what to record about it. */
 export const AgentSpecSchema = z
