@@ -70,7 +70,9 @@ function buildLock(
       stratum: t.stratum,
       role: t.role,
       status: t.status,
-      checks: t.checks.map(({ name, expect, observed, seconds, status }) => ({ name, expect, observed, seconds, status })),
+      runner: t.runner,
+      expected_tests: t.expected_tests,
+      checks: t.checks.map(({ name, expect, observed, seconds, status, sentinel }) => ({ name, expect, observed, seconds, status, ...(sentinel === undefined ? {} : { sentinel }) })),
     };
   }
   return {

@@ -12,8 +12,11 @@ import {
 import { BenchcardError } from "../core/common/errors.js";
 import { findLeaks, type LeakHit } from "../core/pack/leak.js";
 import { mapPool } from "../core/common/pool.js";
+import type { RunnerKind } from "../core/oracle/runner.js";
+import { runOracle as runOracleIn } from "../oracle/run-oracle.js";
 import { shellCouldNotStart, type SandboxDriver } from "../sandbox/driver.js";
-import { applyPatch, cleanEnv, createScratch, layTree } from "../sandbox/workspace.js";
+import { applyPatch, createScratch, layTree } from "../sandbox/workspace.js";
+import { listTreeSync } from "../sandbox/tree.js";
 import type { LoadedPack, LoadedTask } from "./load.js";
 
 export interface CheckEvidence {
@@ -22,6 +25,10 @@ export interface CheckEvidence {
   observed: Observation[];
   seconds: number[];
   status: CheckStatus;
+  /** Per repeat, what became of the sentinel test (per-test runners only). */
+  sentinel?: string[];
+  /** Why the first repeat that did not show what was expected looked the way it did. */
+  reason?: string;
   /** The last lines of the oracle's output on a repeat that did not show what was expected. */
   log_tail?: string;
 }
@@ -31,6 +38,9 @@ export interface TaskEvidence {
   stratum: string;
   role: "normal" | "negative" | "must_fail_forever";
   status: CheckStatus | "leak";
+  runner: RunnerKind;
+  /** Hidden tests an attempt must show passing (per-test runners); null for exit-code. */
+  expected_tests: string[] | null;
   checks: CheckEvidence[];
   leaks: LeakHit[];
   /** hidden/ paths that already exist in repo/: the agent sees an older version of them. */
@@ -52,6 +62,8 @@ export interface ValidateOptions {
   env: NodeJS.ProcessEnv;
   /** Overrides the card's controls.oracle_repeats. */
   repeats?: number;
+  /** Random hex for sentinels; crypto by default. */
+  randomHex?: (bytes: number) => string;
 }
 
 export async function validatePack(pack: LoadedPack, options: ValidateOptions): Promise<ValidationReport> {
@@ -77,19 +89,41 @@ async function validateTask(
   const prompt = task.hasPrompt ? await readFile(join(task.dir, "prompt.md"), "utf8") : "";
   const leaks = findLeaks({ title: task.task.title, prompt }, pack.denylist);
   const checks: CheckEvidence[] = [];
+  const { runner } = oracleFor(pack.card, task.task);
+  let expected: string[] | null = null;
   for (const plan of planChecks(task.task, task.gold !== "none")) {
     const observed: Observation[] = [];
     const seconds: number[] = [];
+    const sentinel: string[] = [];
+    const idSets: string[] = [];
     let logTail: string | undefined;
+    let reason: string | undefined;
     for (let r = 0; r < options.repeats; r++) {
       const run = await runOracle(pack.card, task, { ...options, withGold: plan.name === "gold" });
       observed.push(run.observation);
       seconds.push(round3(run.seconds));
-      if (run.observation !== plan.expect) logTail ??= run.logTail;
+      if (run.sentinel !== undefined) sentinel.push(run.sentinel);
+      if (run.testIds !== null) idSets.push(run.testIds.join("\n"));
+      if (run.observation !== plan.expect) {
+        logTail ??= run.logTail;
+        reason ??= run.reason;
+      }
     }
-    const evidence: CheckEvidence = { ...plan, observed, seconds, status: judgeCheck(plan.expect, observed) };
-    if (evidence.status !== "green" && logTail !== undefined) evidence.log_tail = logTail;
+    let status = judgeCheck(plan.expect, observed);
+    if (status === "green" && new Set(idSets).size > 1) {
+      status = "flaky";
+      reason ??= "repeats ran different sets of tests";
+    }
+    const evidence: CheckEvidence = { ...plan, observed, seconds, status };
+    if (runner !== "exit-code") evidence.sentinel = sentinel;
+    if (status !== "green" && reason !== undefined) evidence.reason = reason;
+    if (status !== "green" && logTail !== undefined) evidence.log_tail = logTail;
     checks.push(evidence);
+    // The tests a pass must show: those the passing control ran; for a task that must never
+    // pass, every test its empty patch ran.
+    if (runner !== "exit-code" && idSets[0] !== undefined && (plan.expect === "pass" || expected === null)) {
+      expected = idSets[0] === "" ? [] : idSets[0].split("\n");
+    }
   }
   const controls = worstStatus(checks.map((c) => c.status));
   return {
@@ -97,6 +131,8 @@ async function validateTask(
     stratum: task.task.stratum,
     role: controlRole(task.task),
     status: controls === "green" && leaks.length > 0 ? "leak" : controls,
+    runner,
+    expected_tests: expected,
     checks,
     leaks,
     hidden_overlap: task.hasHidden ? await overlap(join(task.dir, "hidden"), join(task.dir, "repo")) : [],
@@ -107,9 +143,18 @@ interface OracleRun {
   observation: Observation;
   seconds: number;
   logTail: string;
+  reason: string;
+  /** Ids of the tests that ran, sentinel aside, sorted (per-test runners). */
+  testIds: string[] | null;
+  sentinel?: string;
 }
 
-/** One oracle run in a fresh workspace: repo/, then the gold if asked, then hidden/. */
+/**
+ * One oracle run in a fresh workspace: repo/, then the gold if asked, then hidden/. For a
+ * per-test runner, "pass" means every test ran and passed and the sentinel failed as planted;
+ * a run whose sentinel did not, or that wrote no report, is the harness's problem here: the
+ * gold and the empty patch are trusted code.
+ */
 async function runOracle(
   card: Card,
   task: LoadedTask,
@@ -126,32 +171,58 @@ async function runOracle(
       );
       if (refused !== undefined) {
         const detail = refused instanceof BenchcardError ? refused.issues.map((i) => i.message).join("\n") : "";
-        return { observation: "fail", seconds: 0, logTail: `${refused.message}\n${detail}` };
+        return { observation: "fail", seconds: 0, logTail: `${refused.message}\n${detail}`, reason: "the gold patch does not apply", testIds: null };
       }
     }
+    const hiddenFiles = task.hasHidden ? listTreeSync(join(task.dir, "hidden")) : [];
     if (task.hasHidden) await layTree(join(task.dir, "hidden"), scratch.workspace);
     const stdoutFile = join(scratch.root, "oracle.out");
     const stderrFile = join(scratch.root, "oracle.err");
-    const result = await options.driver.exec({
-      ...oracleFor(card, task.task),
+    const { argv, timeoutMs, runner } = oracleFor(card, task.task);
+    const result = await runOracleIn({
+      driver: options.driver,
+      runner,
+      argv,
+      timeoutMs,
       workspace: scratch.workspace,
-      env: cleanEnv(options.env, scratch.home),
-            stdoutFile,
+      scratch: join(scratch.root, "oracle"),
+      hostEnv: options.env,
+      stdoutFile,
       stderrFile,
       maxLogBytes: 1 << 20,
+      hiddenFiles,
+      expected: null,
+      ...(options.randomHex === undefined ? {} : { randomHex: options.randomHex }),
     });
-    const observation: Observation = shellCouldNotStart(result)
-      ? "harness"
-      : result.exitCode === 0 && !result.timedOut
-        ? "pass"
-        : "fail";
+    const exec = result.exec;
+    let observation: Observation;
+    let reason: string;
+    if (result.harnessError !== undefined) [observation, reason] = ["harness", result.harnessError];
+    else if (result.tests === undefined) {
+      observation = shellCouldNotStart(exec) ? "harness" : exec.exitCode === 0 && !exec.timedOut ? "pass" : "fail";
+      reason = shellCouldNotStart(exec) ? `the oracle could not start (exit ${exec.exitCode})` : exec.timedOut ? "the oracle timed out" : `the oracle exited ${exec.exitCode}`;
+    } else if (result.tests.verdict === "tampered") {
+      observation = "harness";
+      reason = shellCouldNotStart(exec)
+        ? `the oracle could not start (exit ${exec.exitCode})`
+        : `${result.tests.reason.replace("the test run was tampered with: ", "")}; is contract.runner "${runner}" the runner this oracle runs, and does it run ${result.sentinel?.file ?? "the hidden test file"}?`;
+    } else [observation, reason] = [result.tests.verdict, result.tests.reason];
     const log = [
       await readFile(stdoutFile, "utf8").catch(() => ""),
       await readFile(stderrFile, "utf8").catch(() => ""),
-      result.spawnError ?? "",
-      result.timedOut ? "(oracle timed out)" : "",
+      exec.spawnError ?? "",
+      exec.timedOut ? "(oracle timed out)" : "",
     ].join("\n");
-    return { observation, seconds: result.wallMs / 1000, logTail: tail(log, 20) };
+    const sentinelId = result.sentinel?.name;
+    const testIds = result.results === undefined ? null : result.results.map((t) => t.id).filter((id) => sentinelId === undefined || !id.endsWith(sentinelId)).sort();
+    return {
+      observation,
+      seconds: exec.wallMs / 1000,
+      logTail: tail(log, 20),
+      reason,
+      testIds,
+      ...(result.tests === undefined ? {} : { sentinel: result.tests.summary.sentinel }),
+    };
   } finally {
     await scratch.dispose();
   }

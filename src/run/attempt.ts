@@ -15,14 +15,17 @@ import { describeViolations, findViolations } from "../core/attempt/tamper.js";
 import { parseUsage, truncation } from "../core/attempt/usage.js";
 import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedPack, LoadedTask } from "../pack/load.js";
-import { shellCouldNotStart, type ExecRequest, type ExecResult, type SandboxDriver } from "../sandbox/driver.js";
+import type { ExecRequest, ExecResult, SandboxDriver } from "../sandbox/driver.js";
+import { findShadowing } from "../core/oracle/shadow.js";
+import { runOracle, type OracleResult } from "../oracle/run-oracle.js";
 import { BRIDGE_SOURCE, startEgressProxy, type EgressProxy } from "../sandbox/proxy.js";
 import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
 import { BwrapDriver } from "../sandbox/bwrap.js";
 import { limitsFromEnvelope } from "../sandbox/limits.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
-import { diffWorkspace, listTreeSync } from "./workspace-diff.js";
+import { listTreeSync } from "../sandbox/tree.js";
+import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
 
@@ -44,6 +47,8 @@ export interface RunContext {
   files: ReadonlyMap<string, TaskFiles>;
   /** Removes a finished attempt's scratch folder; the run awaits these before it ends. */
   discard: (dir: string) => void;
+  /** Random hex for sentinels; crypto when absent. */
+  randomHex?: (bytes: number) => string;
 }
 
 /** One task's share of the lock: every path, and repo/ and hidden/ relative to themselves. */
@@ -150,6 +155,7 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     diff: `${artifactsRel}/diff.patch`,
     oracle_stdout: `${artifactsRel}/oracle.out`,
     oracle_stderr: `${artifactsRel}/oracle.err`,
+    tests: `${artifactsRel}/tests.json`,
   };
   try {
     await layTree(join(task.dir, "repo"), workspace);
@@ -167,7 +173,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
     const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
     const hiddenFiles = Object.keys(hidden);
-    const violations = findViolations(diff.changes, diff, {
+    const shadowing = findShadowing(diff.changes, new Set(diff.present));
+    const violations = findViolations(diff.changes, { ...diff, shadowing }, {
       hiddenFiles,
       hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)),
       forbidden: card.contract.forbidden_paths,
@@ -186,7 +193,7 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     const truncated = truncation(usage, card.envelope);
     if (truncated !== undefined) facts.truncated = truncated;
 
-    let oracleRun: ExecResult | undefined;
+    let oracle: OracleResult | undefined;
     const decided = classify({ ...facts, oracle: { exit: 0, timedOut: false } });
     if (decided.outcome === "pass") {
       // Nothing before the oracle decided the attempt: lay hidden/ and grade.
@@ -194,19 +201,33 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       const laid = hashFilesSync(workspace, hiddenFiles);
       facts.hiddenIntact = hiddenFiles.every((p, i) => laid[i]!.sha256 === hidden[p]!.sha256);
       if (facts.hiddenIntact) {
-        oracleRun = await ctx.driver.exec({
-          ...oracleFor(card, task.task),
+        const { argv, timeoutMs, runner } = oracleFor(card, task.task);
+        oracle = await runOracle({
+          driver: ctx.driver,
+          runner,
+          argv,
+          timeoutMs,
           workspace,
-          env: cleanEnv(ctx.hostEnv, home),
-                    stdoutFile: join(artifacts, "oracle.out"),
+          // A home and temp folder the agent never saw: only the workspace carries over.
+          scratch: join(scratchRoot, "oracle"),
+          hostEnv: ctx.hostEnv,
+          stdoutFile: join(artifacts, "oracle.out"),
           stderrFile: join(artifacts, "oracle.err"),
           maxLogBytes: LOG_CAP_BYTES,
           marker: `${marker}/oracle`,
+          hiddenFiles,
+          expected: ctx.lock.validation.tasks[attempt.task_id]?.expected_tests ?? [],
+          ...(ctx.randomHex === undefined ? {} : { randomHex: ctx.randomHex }),
         });
-        facts.oracle = { exit: oracleRun.exitCode, timedOut: oracleRun.timedOut };
-        if (shellCouldNotStart(oracleRun)) facts.oracle.startError = oracleRun.spawnError ?? `sh exited ${oracleRun.exitCode}`;
+        facts.oracle = { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut };
+        if (oracle.harnessError !== undefined) facts.oracle.harnessError = oracle.harnessError;
+        if (oracle.tests !== undefined) facts.oracle.tests = { verdict: oracle.tests.verdict, reason: oracle.tests.reason };
+        if (oracle.results !== undefined) {
+          await writeFile(join(artifacts, "tests.json"), `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
+        }
       }
     }
+    const oracleRun: ExecResult | undefined = oracle?.exec;
     const { outcome, reason } = classify(facts);
     return {
       ...base,
@@ -217,6 +238,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       agent_wall_s: round3(agentRun.wallMs / 1000),
       oracle_exit: oracleRun?.exitCode ?? null,
       oracle_wall_s: oracleRun === undefined ? null : round3(oracleRun.wallMs / 1000),
+      oracle_integrity: oracle?.integrity ?? null,
+      tests: oracle?.tests?.summary ?? null,
       wall_s: round3((performance.now() - started) / 1000),
       usage,
       usage_note: note,
@@ -245,6 +268,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
       agent_wall_s: 0,
       oracle_exit: null,
       oracle_wall_s: null,
+      oracle_integrity: null,
+      tests: null,
       wall_s: round3((performance.now() - started) / 1000),
       usage: parseUsage(undefined).usage,
       usage_note: null,

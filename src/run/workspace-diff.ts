@@ -1,4 +1,3 @@
-import { readdirSync } from "node:fs";
 import { readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
@@ -6,6 +5,7 @@ import type { FileEntry } from "../core/pack/digest.js";
 import { unifiedDiff } from "../core/attempt/line-diff.js";
 import type { Change } from "../core/attempt/tamper.js";
 import { hashFilesSync } from "../pack/hash.js";
+import { listTreeSync } from "../sandbox/tree.js";
 
 export interface WorkspaceDiff {
   changes: Change[];
@@ -13,29 +13,12 @@ export interface WorkspaceDiff {
   bytes: number;
   /** FIFOs, sockets and devices the agent left: never content, always a violation. */
   special: string[];
+  /** Every file and link in the workspace after the agent (test-runner leftovers removed). */
+  present: string[];
 }
 
 /** Files a test run leaves behind; removed before the diff unless the starting repo had them. */
 export const SCRUB_GLOBS = ["**/__pycache__/**", "**/.pytest_cache/**", "**/*.pyc"];
-
-/**
- * Lists every file and symlink under `dir`, relative and "/"-separated, sorted byte-wise, with
- * blocking reads (one readdir per folder); anything else (FIFO, socket, device) goes to `special`.
- */
-export function listTreeSync(dir: string, special: string[] = []): string[] {
-  const out: string[] = [];
-  const walk = (rel: string): void => {
-    for (const entry of readdirSync(rel === "" ? dir : join(dir, rel), { withFileTypes: true })) {
-      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() || entry.isSymbolicLink()) out.push(path);
-      else special.push(path);
-    }
-  };
-  walk("");
-  special.sort();
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
 
 /**
  * Removes test-runner leftovers (bytecode caches) the starting repo did not have, so a planted
@@ -85,7 +68,7 @@ export async function diffWorkspace(
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const patch = patches.join("");
-  return { changes, patch, bytes: Buffer.byteLength(patch) + binaryBytes, special };
+  return { changes, patch, bytes: Buffer.byteLength(patch) + binaryBytes, special, present: now };
 }
 
 async function content(path: string, kind: FileEntry["kind"]): Promise<Buffer> {

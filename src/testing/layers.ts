@@ -7,10 +7,11 @@ import ts from "typescript";
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   core: [],
   sandbox: ["core"],
-  pack: ["core", "sandbox"],
-  run: ["core", "sandbox", "pack"],
+  oracle: ["core", "sandbox"],
+  pack: ["core", "sandbox", "oracle"],
+  run: ["core", "sandbox", "oracle", "pack"],
   report: ["core", "pack", "run"],
-  cli: ["core", "sandbox", "pack", "run", "report"],
+  cli: ["core", "sandbox", "oracle", "pack", "run", "report"],
 };
 
 /** Files at the top of src/: what each may import. */

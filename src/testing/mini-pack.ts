@@ -12,7 +12,7 @@ strata: [ { id: s, description: the only stratum } ]
 contract: { pass: the oracle exits 0, oracle: "python3 check.py", oracle_timeout_s: 20, max_patch_bytes: 10000 }
 envelope: { wall_s: 20, max_output_tokens: unknown, max_steps: unknown, max_retries: 0, network: none }
 controls: { oracle_repeats: 2, replays: 1, max_replay_drift: 0, min_n_per_stratum: 1, max_infra_rate: 0.1 }
-policy: { timeout: fail, invalid: fail, confidence: 0.95, interval: wilson, tie_band: 0.1 }
+policy: { timeout: fail, invalid: fail, confidence: 0.95, interval: wilson, tie_band: 0.1, oracle_integrity: exit_code }
 `;
 
 export interface MiniTask {

@@ -26,7 +26,12 @@ test("classification follows the taxonomy, in order", () => {
   assert.equal(classify(facts({ truncated: "cap" })).outcome, "truncated");
   assert.equal(classify(facts({ violations: "forbidden" })).outcome, "invalid");
   assert.equal(classify(facts({ hiddenIntact: false })).outcome, "harness");
-  assert.equal(classify(facts({ oracle: { exit: 127, timedOut: false, startError: "sh: x: not found" } })).outcome, "harness");
+  assert.equal(classify(facts({ oracle: { exit: null, timedOut: false, harnessError: "spawn bwrap ENOENT" } })).outcome, "harness");
+  // The oracle started at freeze: an oracle that cannot start after the patch is the agent's doing.
+  assert.equal(classify(facts({ oracle: { exit: 127, timedOut: false } })).outcome, "invalid");
+  assert.equal(classify(facts({ oracle: { exit: 1, timedOut: false, tests: { verdict: "tampered", reason: "the sentinel passed" } } })).outcome, "invalid");
+  assert.equal(classify(facts({ oracle: { exit: 0, timedOut: false, tests: { verdict: "fail", reason: "1 missing" } } })).outcome, "fail", "exit 0 never makes a pass on its own");
+  assert.equal(classify(facts({ oracle: { exit: 1, timedOut: false, tests: { verdict: "pass", reason: "ok" } } })).outcome, "pass");
   assert.equal(classify(facts({ oracle: { exit: null, timedOut: true } })).outcome, "fail");
   assert.equal(classify(facts({ agentExit: 3 })).outcome, "pass", "a non-zero agent exit still gets graded");
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { OUTCOMES } from "./outcome.js";
 
 /** One ledger row: one attempt, with its controls. Read back strictly by the report. */
-export const ROW_SCHEMA = "benchcard.row/1" as const;
+export const ROW_SCHEMA = "benchcard.row/2" as const;
 
 const nullableNumber = z.number().nullable();
 
@@ -57,6 +57,21 @@ export const RowSchema = z.object({
   agent_signal: z.string().nullable(),
   agent_wall_s: z.number(),
   oracle_exit: z.number().nullable(),
+  /** per_test: benchcard's reporter and sentinel observed the tests; exit_code_only: the exit status alone. */
+  oracle_integrity: z.enum(["per_test", "exit_code_only"]).nullable(),
+  /** The per-test summary of the oracle run (per-test runners), with the tests that failed or were missing. */
+  tests: z
+    .object({
+      total: z.number(),
+      passed: z.number(),
+      failed: z.array(z.string()),
+      skipped: z.array(z.string()),
+      missing: z.array(z.string()),
+      extra_failing: z.array(z.string()),
+      sentinel: z.string(),
+      counts_check: z.string(),
+    })
+    .nullable(),
   oracle_wall_s: z.number().nullable(),
   wall_s: z.number(),
   usage: UsageSchema,

@@ -18,7 +18,20 @@ export interface AttemptFacts {
   truncated?: string;
   violations: string;
   hiddenIntact: boolean;
-  oracle?: { startError?: string; exit: number | null; timedOut: boolean };
+  oracle?: OracleFacts;
+}
+
+/**
+ * What the oracle run showed. `harnessError`: benchcard could not set it up or start it (its own
+ * fault). `tests`: the per-test verdict, when the runner reports per test; without it only the
+ * exit code is known. The oracle started for gold and empty at freeze, so an oracle that cannot
+ * start now (sh exit 126/127) was stopped by the agent's patch.
+ */
+export interface OracleFacts {
+  harnessError?: string;
+  exit: number | null;
+  timedOut: boolean;
+  tests?: { verdict: "pass" | "fail" | "tampered"; reason: string };
 }
 
 export const INFRA_EXIT = 75;
@@ -33,8 +46,15 @@ export function classify(facts: AttemptFacts): { outcome: Outcome; reason: strin
   if (!facts.hiddenIntact) return { outcome: "harness", reason: "hidden tests laid over the workspace differ from the lock" };
   const oracle = facts.oracle;
   if (oracle === undefined) return { outcome: "harness", reason: "the oracle did not run" };
-  if (oracle.startError !== undefined) return { outcome: "harness", reason: `oracle could not start: ${oracle.startError}` };
+  if (oracle.harnessError !== undefined) return { outcome: "harness", reason: oracle.harnessError };
+  if (oracle.tests !== undefined) {
+    const { verdict, reason } = oracle.tests;
+    return { outcome: verdict === "tampered" ? "invalid" : verdict, reason };
+  }
   if (oracle.timedOut) return { outcome: "fail", reason: "oracle timed out" };
-  if (oracle.exit === 0) return { outcome: "pass", reason: "oracle exited 0" };
+  if (oracle.exit === 126 || oracle.exit === 127) {
+    return { outcome: "invalid", reason: `the oracle could not start after the agent's patch (sh exited ${oracle.exit}; it started for gold and empty at freeze)` };
+  }
+  if (oracle.exit === 0) return { outcome: "pass", reason: "oracle exited 0 (exit code only)" };
   return { outcome: "fail", reason: `oracle exited ${oracle.exit ?? "by a signal"}` };
 }

@@ -10,7 +10,7 @@ export interface Change {
 }
 
 export interface Violation {
-  rule: "special_file" | "hidden_path" | "forbidden_path" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
+  rule: "special_file" | "hidden_path" | "forbidden_path" | "shadow_module" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
   paths: string[];
   detail: string;
 }
@@ -31,7 +31,7 @@ export interface TamperRules {
  */
 export function findViolations(
   changes: readonly Change[],
-  patch: { bytes: number; special: readonly string[] },
+  patch: { bytes: number; special: readonly string[]; shadowing?: readonly string[] },
   rules: TamperRules,
 ): Violation[] {
   const violations: Violation[] = [];
@@ -49,6 +49,10 @@ export function findViolations(
   const onForbidden = changes.filter((c) => forbidden(c.path)).map((c) => c.path);
   if (onForbidden.length > 0) {
     violations.push({ rule: "forbidden_path", paths: onForbidden, detail: `matches forbidden_paths` });
+  }
+  const shadowing = patch.shadowing ?? [];
+  if (shadowing.length > 0) {
+    violations.push({ rule: "shadow_module", paths: [...shadowing], detail: "added a module named like the standard library or the test runner" });
   }
   const allowed = rules.fences.allowed_paths;
   if (allowed !== undefined && allowed.length > 0) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUNNERS, type RunnerKind } from "../oracle/runner.js";
 
 /**
  * The card (benchcard.yaml) and the task file (task.yaml): one source for validation, the
@@ -41,9 +42,11 @@ export const FencesSchema = z
 
 /**
  * Files that change how a test runner starts rather than what the code does: a conftest.py
- * or a .pth can force every test green, a pytest.ini can turn `pytest` into a no-op, a
- * package.json can redefine what node runs. Visible tests are not listed: deleting them
- * only loses the agent information, since hidden/ is laid over before the oracle runs.
+ * or a .pth can force every test green, a pytest.ini (dotted or not) or pyproject.toml can turn
+ * `pytest` into a no-op, a package.json or .npmrc can redefine what node runs, a compiled module
+ * shadows the source beside it. Visible tests are not listed: deleting them only loses the agent
+ * information, since hidden/ is laid over before the oracle runs. New Python modules named like
+ * the standard library or the runner are refused apart from this list (see core/oracle/shadow.ts).
  */
 export const DEFAULT_FORBIDDEN_PATHS = [
   "**/conftest.py",
@@ -51,9 +54,16 @@ export const DEFAULT_FORBIDDEN_PATHS = [
   "**/usercustomize.py",
   "**/*.pth",
   "**/pytest.ini",
+  "**/.pytest.ini",
+  "**/pytest.toml",
+  "**/.pytest.toml",
   "**/tox.ini",
   "**/setup.cfg",
   "**/pyproject.toml",
+  "**/*.so",
+  "**/*.pyd",
+  "**/*.dylib",
+  "**/*.node",
   "**/package.json",
   "**/.npmrc",
   "**/node_modules/**",
@@ -77,6 +87,10 @@ export const CardSchema = z
       pass: text("what pass means, in one sentence"),
       oracle: z.string().min(1).describe("default oracle command, run by /bin/sh in the workspace"),
       oracle_timeout_s: z.number().positive(),
+      runner: z
+        .enum(RUNNERS)
+        .default("exit-code")
+        .describe("how pass is observed: pytest or node-test (per-test results and a sentinel), or exit-code (the oracle's exit status only)"),
       forbidden_paths: z
         .array(z.string().min(1))
         .default([...DEFAULT_FORBIDDEN_PATHS])
@@ -101,6 +115,7 @@ export const CardSchema = z
       max_replay_drift: z.number().nonnegative(),
       min_n_per_stratum: z.number().int().positive(),
       max_infra_rate: z.number().min(0).max(1),
+      max_harness_rate: z.number().min(0).max(1).default(0).describe("largest share of rows benchcard itself may fail on"),
     }),
     policy: z.strictObject({
       timeout: z.enum(["fail", "exclude"]),
@@ -108,6 +123,10 @@ export const CardSchema = z
       confidence: z.number().gt(0).lt(1),
       interval: z.enum(["wilson", "clopper_pearson"]),
       tie_band: z.number().nonnegative(),
+      oracle_integrity: z
+        .enum(["per_test", "exit_code"])
+        .default("per_test")
+        .describe("per_test: a run whose tasks are graded by exit code only is INVALID; exit_code: allowed, and said"),
       global_mean: z
         .enum(["homogeneous_only", "never"])
         .default("homogeneous_only")
@@ -134,6 +153,7 @@ export const TaskSchema = z
     title: z.string().min(1),
     oracle: z.string().min(1).optional().describe("overrides the card's oracle"),
     oracle_timeout_s: z.number().positive().optional(),
+    runner: z.enum(RUNNERS).optional().describe("overrides the card's contract.runner"),
     control: z.enum(["negative", "must_fail_forever"]).optional(),
     fences: FencesSchema.optional(),
     origin: z.enum(["internal", "synthetic", "public_web"]),
@@ -151,10 +171,11 @@ export function controlRole(task: Task): ControlRole {
   return task.control ?? "normal";
 }
 
-/** How a task is graded: its own oracle and timeout, else the card's; run by /bin/sh. */
-export function oracleFor(card: Card, task: Task): { argv: string[]; timeoutMs: number } {
+/** How a task is graded: its own oracle, timeout and runner, else the card's; run by /bin/sh. */
+export function oracleFor(card: Card, task: Task): { argv: string[]; timeoutMs: number; runner: RunnerKind } {
   return {
     argv: ["/bin/sh", "-c", task.oracle ?? card.contract.oracle],
     timeoutMs: (task.oracle_timeout_s ?? card.contract.oracle_timeout_s) * 1000,
+    runner: task.runner ?? card.contract.runner,
   };
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { RUNNERS } from "../oracle/runner.js";
 import type { FileEntry } from "./digest.js";
 
 /** benchcard.lock: what `freeze` proved and froze. Read back with this schema, strictly. */
-export const LOCK_SCHEMA = "benchcard.lock/1" as const;
+export const LOCK_SCHEMA = "benchcard.lock/2" as const;
 
 const FileEntrySchema: z.ZodType<FileEntry> = z.strictObject({
   kind: z.enum(["file", "symlink"]),
@@ -17,6 +18,8 @@ const CheckEvidenceSchema = z.strictObject({
   observed: z.array(z.enum(["pass", "fail", "harness"])),
   seconds: z.array(z.number()),
   status: z.enum(["green", "red", "flaky", "harness"]),
+  /** Per repeat, what became of the sentinel test (per-test runners only). */
+  sentinel: z.array(z.string()).optional(),
 });
 
 export const LockSchema = z.strictObject({
@@ -36,6 +39,9 @@ export const LockSchema = z.strictObject({
         stratum: z.string(),
         role: z.enum(["normal", "negative", "must_fail_forever"]),
         status: z.enum(["green", "red", "flaky", "harness", "leak"]),
+        runner: z.enum(RUNNERS),
+        /** Ids of the hidden tests that must be present and pass for an attempt to pass (per-test runners). */
+        expected_tests: z.array(z.string()).nullable(),
         checks: z.array(CheckEvidenceSchema),
       }),
     ),

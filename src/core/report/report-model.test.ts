@@ -36,7 +36,7 @@ const tasks = [
 
 function lock(over: Partial<Lock> = {}): Lock {
   return {
-    schema: "benchcard.lock/1",
+    schema: "benchcard.lock/2",
     harness_version: "0",
     card_name: "demo",
     card_version: "1.0.0",
@@ -46,7 +46,7 @@ function lock(over: Partial<Lock> = {}): Lock {
     validation: {
       isolation: "process",
       oracle_repeats: 3,
-      tasks: Object.fromEntries(tasks.map((t) => [t.id, { stratum: t.stratum, role: t.role, status: "green" as const, checks: [] }])),
+      tasks: Object.fromEntries(tasks.map((t) => [t.id, { stratum: t.stratum, role: t.role, status: "green" as const, runner: "exit-code" as const, expected_tests: null, checks: [] }])),
     },
     split: null,
     ...over,
@@ -80,6 +80,8 @@ function row(task: (typeof tasks)[number], outcome: Outcome, over: Partial<Row> 
     agent_signal: null,
     agent_wall_s: 1,
     oracle_exit: outcome === "pass" ? 0 : 1,
+    oracle_integrity: "per_test",
+    tests: null,
     oracle_wall_s: 1,
     wall_s: 2,
     usage: { ...EMPTY_USAGE, input_tokens: 100, output_tokens: 50 },
@@ -169,6 +171,31 @@ failsAlone("min_n_per_stratum", { card: card((t) => t.replace("min_n_per_stratum
   const two = base.rows.flatMap((r) => (r.task_id === "a1" ? [r, ...extra] : [r]));
   failsAlone("replay_drift", { rows: two, run: { ...base.run, scheduled: two.length } }, "INVALID", /replays disagree on 100\.0% of tasks/);
 }
+{
+  const base = input();
+  failsAlone(
+    "harness_rate",
+    { rows: base.rows.map((r) => (r.task_id === "b4" ? { ...r, outcome: "harness" as const } : r)) },
+    "INVALID",
+    /11\.1% of rows, over max_harness_rate 0/,
+  );
+}
+{
+  const base = input();
+  failsAlone(
+    "oracle_integrity",
+    { rows: base.rows.map((r) => (r.task_id === "a2" || r.task_id === "b1" ? { ...r, oracle_integrity: "exit_code_only" as const } : r)) },
+    "INVALID",
+    /requires per-test oracle integrity; graded by exit code only: a2, b1/,
+  );
+}
+test("a card whose policy allows exit-code grading reports it, and the sentence says so", () => {
+  const base = input();
+  const rows = base.rows.map((r) => ({ ...r, oracle_integrity: "exit_code_only" as const }));
+  const r = buildReport(input({ rows, card: card((t) => t.replace("isolation: process }", "isolation: process, oracle_integrity: exit_code }")) }));
+  assert.equal(r.status, "OK");
+  assert.match(r.sentence ?? "", /graded by exit code only/);
+});
 failsAlone("isolation", { card: card((t) => t.replace("isolation: process", "isolation: bwrap")) }, "INVALID", /requires bwrap isolation; this run used process/);
 {
   const l = lock({ split: { seed: 1, holdout_fraction: 0.5, holdout: tasks.map((t) => t.id), tune: [] } });

@@ -76,6 +76,7 @@ export interface Report {
     agent_fingerprint: string;
     isolation: string;
     hidden_guaranteed_secret: boolean;
+    oracle_integrity: "per_test" | "exit_code_only";
     replays: number;
     seed: number;
     split: string;
@@ -154,6 +155,23 @@ export function buildReport(input: ReportInput): Report {
   gate("min_n_per_stratum", thin.length === 0, thin.length === 0 ? `every stratum has at least ${card.controls.min_n_per_stratum} scored tasks` : `strata below min_n_per_stratum ${card.controls.min_n_per_stratum}: ${thin.map((s) => `${s.id} (${s.scored})`).join(", ")}`);
   const infraRate = rows.length === 0 ? 0 : rows.filter((r) => r.outcome === "infra").length / rows.length;
   gate("infra_rate", infraRate <= card.controls.max_infra_rate, `infra-censor rate ${fmtRate(infraRate)} ${infraRate <= card.controls.max_infra_rate ? "within" : "over"} max_infra_rate ${card.controls.max_infra_rate}`);
+  const harnessRate = rows.length === 0 ? 0 : rows.filter((r) => r.outcome === "harness").length / rows.length;
+  gate(
+    "harness_rate",
+    harnessRate <= card.controls.max_harness_rate,
+    `benchcard's own failures (harness) on ${fmtRate(harnessRate)} of rows, ${harnessRate <= card.controls.max_harness_rate ? "within" : "over"} max_harness_rate ${card.controls.max_harness_rate}`,
+  );
+  const exitCodeOnly = [...new Set(rows.filter((r) => r.oracle_integrity === "exit_code_only").map((r) => r.task_id))].sort();
+  const integrityOk = card.policy.oracle_integrity === "exit_code" || exitCodeOnly.length === 0;
+  gate(
+    "oracle_integrity",
+    integrityOk,
+    exitCodeOnly.length === 0
+      ? "every graded attempt was observed per test, with a sentinel"
+      : integrityOk
+        ? `${exitCodeOnly.length} task(s) graded by exit code only, which the card's policy allows`
+        : `the card requires per-test oracle integrity; graded by exit code only: ${exitCodeOnly.slice(0, 10).join(", ")}${exitCodeOnly.length > 10 ? ", ..." : ""}`,
+  );
   const multi = [...judged.values()].filter((t) => t.scored >= 2);
   const driftRate = multi.length === 0 ? 0 : multi.filter((t) => t.passes > 0 && t.passes < t.scored).length / multi.length;
   gate("replay_drift", driftRate <= card.controls.max_replay_drift, multi.length === 0 ? "no task has two scored replays" : `replays disagree on ${fmtRate(driftRate)} of tasks (max_replay_drift ${card.controls.max_replay_drift})`);
@@ -193,6 +211,7 @@ export function buildReport(input: ReportInput): Report {
     agent_fingerprint: run.agent_fingerprint,
     isolation: weakest,
     hidden_guaranteed_secret: weakest === "bwrap",
+    oracle_integrity: exitCodeOnly.length === 0 ? ("per_test" as const) : ("exit_code_only" as const),
     replays: run.replays,
     seed: run.seed,
     split: run.split,
@@ -329,7 +348,8 @@ export function citeableSentence(report: Report): string {
   return (
     `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}…), ${tasks} tasks in ${report.strata.length} strata, ` +
     `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}…), one attempt, ${id.replays} replay${id.replays > 1 ? "s" : ""}, ` +
-    `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, controls green: ` +
+    `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, ` +
+    `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : "graded by exit code only"}, controls green: ` +
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
     `${timeouts}; ${censored.length === 0 ? "0 censored" : `${censored.join(", ")} excluded`}.`
   );

@@ -1,0 +1,142 @@
+import { randomBytes } from "node:crypto";
+import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { judgeTestRun, type TestVerdict } from "../core/oracle/judge.js";
+import { parseTestReport, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
+import { makeSentinel, sentinelSource, sentinelTarget, type Sentinel } from "../core/oracle/sentinel.js";
+import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
+import { NODE_REPORTER, NODE_REPORTER_FILE, PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE } from "./support.js";
+
+/**
+ * One oracle run over a workspace whose hidden tests are already laid. The oracle gets a home
+ * and temp folder of its own that the agent never saw, a clean environment with the language's
+ * safe-start switches, and (for per-test runners) benchcard's reporter and a fresh sentinel.
+ */
+
+export interface OracleRequest {
+  driver: SandboxDriver;
+  runner: RunnerKind;
+  argv: readonly string[];
+  timeoutMs: number;
+  workspace: string;
+  /** An empty folder of this run's own: the oracle's home, temp, report and support files go here. */
+  scratch: string;
+  hostEnv: NodeJS.ProcessEnv;
+  stdoutFile: string;
+  stderrFile: string;
+  maxLogBytes: number;
+  marker?: string;
+  /** hidden/ paths relative to the workspace (the sentinel goes into one of them). */
+  hiddenFiles: readonly string[];
+  /** Tests that must be present and pass; null while validating. */
+  expected: readonly string[] | null;
+  /** Random hex of `bytes` bytes; crypto by default, seeded in tests. */
+  randomHex?: (bytes: number) => string;
+}
+
+export interface OracleResult {
+  exec: ExecResult;
+  integrity: "per_test" | "exit_code_only";
+  /** Why the oracle could not be set up or started by benchcard (the harness's fault). */
+  harnessError?: string;
+  tests?: TestVerdict;
+  results?: TestResult[];
+  sentinel?: Sentinel;
+}
+
+/** A report larger than this is not read: the test process runs the agent's code. */
+const REPORT_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The environment an oracle starts from: nothing from the agent, nothing from the host but PATH. */
+export function oracleEnv(host: NodeJS.ProcessEnv, home: string): Record<string, string> {
+  return {
+    PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: join(home, "tmp"),
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    NO_COLOR: "1",
+    // Python: no user site folder, the working folder not put first on the import path, no bytecode.
+    PYTHONNOUSERSITE: "1",
+    PYTHONSAFEPATH: "1",
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+}
+
+export async function runOracle(request: OracleRequest): Promise<OracleResult> {
+  const home = join(request.scratch, "home");
+  const reportDir = join(request.scratch, "report");
+  const support = join(request.scratch, "support");
+  for (const dir of [home, join(home, "tmp"), reportDir, support]) mkdirSync(dir, { recursive: true });
+  const env = oracleEnv(request.hostEnv, home);
+  const reportFile = join(reportDir, "tests.jsonl");
+  const readOnlyFiles: string[] = [];
+  let sentinel: Sentinel | undefined;
+  if (request.runner !== "exit-code") {
+    const target = sentinelTarget(request.runner, request.hiddenFiles);
+    if (target === null) {
+      return { exec: notRun(), integrity: "per_test", harnessError: `no hidden test file of runner "${request.runner}" to hold the sentinel (expected ${request.runner === "pytest" ? "test_*.py or *_test.py" : "*.test.mjs, *.test.js or test/*.mjs"})` };
+    }
+    const hex = request.randomHex ?? ((n: number) => randomBytes(n).toString("hex"));
+    sentinel = makeSentinel(target, hex(8), hex(16));
+    const targetPath = join(request.workspace, target);
+    if (!lstatSync(targetPath).isFile()) throw new Error(`Cannot add the sentinel: ${target} is not a regular file`);
+    appendFileSync(targetPath, sentinelSource(request.runner, sentinel, readFileSync(targetPath, "utf8")));
+    writeFileSync(reportFile, "");
+    if (request.runner === "pytest") {
+      writeFileSync(join(support, `${PYTEST_PLUGIN_MODULE}.py`), PYTEST_PLUGIN);
+      readOnlyFiles.push(support);
+      env.PYTHONPATH = support;
+      env.PYTEST_ADDOPTS = `-p ${PYTEST_PLUGIN_MODULE} -p no:cacheprovider`;
+      env.BENCHCARD_TEST_REPORT = reportFile;
+    } else {
+      const reporter = join(support, NODE_REPORTER_FILE);
+      writeFileSync(reporter, NODE_REPORTER);
+      readOnlyFiles.push(support);
+      env.NODE_OPTIONS = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=\"${reporter}\" --test-reporter-destination=\"${reportFile}\"`;
+    }
+  }
+  const exec = await request.driver.exec({
+    argv: request.argv,
+    timeoutMs: request.timeoutMs,
+    workspace: request.workspace,
+    env,
+    stdoutFile: request.stdoutFile,
+    stderrFile: request.stderrFile,
+    maxLogBytes: request.maxLogBytes,
+    readOnlyFiles,
+    writableDirs: [reportDir],
+    ...(request.marker === undefined ? {} : { marker: request.marker }),
+  });
+  if (exec.spawnError !== undefined) return { exec, integrity: sentinel === undefined ? "exit_code_only" : "per_test", harnessError: `the oracle could not be started: ${exec.spawnError}` };
+  if (sentinel === undefined) return { exec, integrity: "exit_code_only" };
+  const report = readReport(reportFile);
+  const stdout = exec.logTruncated ? null : readFileSync(request.stdoutFile, "utf8");
+  const tests = judgeTestRun({
+    runner: request.runner as "pytest" | "node-test",
+    exit: exec.exitCode,
+    timedOut: exec.timedOut,
+    report,
+    stdout,
+    sentinel,
+    expected: request.expected,
+  });
+  return { exec, integrity: "per_test", tests, sentinel, ...(report.ok ? { results: report.tests } : {}) };
+}
+
+function readReport(path: string): { ok: true; tests: TestResult[] } | { ok: false; reason: string } {
+  let info;
+  try {
+    info = lstatSync(path);
+  } catch {
+    return { ok: false, reason: "the report file is gone" };
+  }
+  if (!info.isFile()) return { ok: false, reason: "the report is not a regular file" };
+  if (info.size > REPORT_MAX_BYTES) return { ok: false, reason: `the report is ${info.size} bytes, over the cap` };
+  if (info.size === 0) return { ok: false, reason: "the runner wrote no result" };
+  return parseTestReport(readFileSync(path, "utf8"));
+}
+
+function notRun(): ExecResult {
+  return { exitCode: null, signal: null, timedOut: false, wallMs: 0, stdoutBytes: 0, stderrBytes: 0, logTruncated: false, strayProcessesKilled: 0 };
+}
