@@ -1,15 +1,19 @@
 import { BenchcardError, formatIssue, type ExitCode } from "../core/common/errors.js";
 import { HARNESS_VERSION } from "../version.js";
-import { initCommand } from "./commands/init.js";
-import { kappaCommand } from "./commands/kappa.js";
-import { runCommand } from "./commands/run.js";
-import { reportCommand } from "./commands/report.js";
-import { compareCommand } from "./commands/compare.js";
-import { probeCommand } from "./commands/probe.js";
-import { freezeCommand, validateCommand, verifyCommand } from "./commands/pack.js";
 import type { Io } from "./io.js";
 
 type Command = (args: readonly string[], io: Io) => Promise<ExitCode>;
+
+// Each command's module loads only when that command runs: `run` does not pay for kappa's code.
+const initCommand: Command = async (a, io) => (await import("./commands/init.js")).initCommand(a, io);
+const kappaCommand: Command = async (a, io) => (await import("./commands/kappa.js")).kappaCommand(a, io);
+const runCommand: Command = async (a, io) => (await import("./commands/run.js")).runCommand(a, io);
+const reportCommand: Command = async (a, io) => (await import("./commands/report.js")).reportCommand(a, io);
+const compareCommand: Command = async (a, io) => (await import("./commands/compare.js")).compareCommand(a, io);
+const probeCommand: Command = async (a, io) => (await import("./commands/probe.js")).probeCommand(a, io);
+const validateCommand: Command = async (a, io) => (await import("./commands/pack.js")).validateCommand(a, io);
+const freezeCommand: Command = async (a, io) => (await import("./commands/pack.js")).freezeCommand(a, io);
+const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   init: { run: initCommand, summary: "init <dir>                      write the example pack to <dir>" },

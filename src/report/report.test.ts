@@ -67,7 +67,7 @@ test("the HTML report in headless Chromium: gates, forest plot and per-task tabl
     const tab = await browser.newPage();
     await tab.goto(`file://${html}`);
     assert.equal(await tab.locator("h1 .status").innerText(), "OK");
-    assert.equal(await tab.locator("table.gates tr.gate").count(), 12);
+    assert.equal(await tab.locator("table.gates tr.gate").count(), 13);
     assert.ok(await tab.locator("table.gates").isVisible());
     const svg = tab.locator("svg.forest");
     assert.ok(await svg.isVisible());

@@ -229,6 +229,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     }
     const oracleRun: ExecResult | undefined = oracle?.exec;
     const { outcome, reason } = classify(facts);
+    // An oracle that was tampered with (or stopped from starting) is an attack on the grader.
+    if (outcome === "invalid" && violations.length === 0) violations.push({ rule: "oracle_tampered", paths: [], detail: reason });
     return {
       ...base,
       outcome,

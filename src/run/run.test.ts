@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import type { Lock } from "../core/pack/lock.js";
 import type { Row } from "../core/attempt/ledger-row.js";
 import { copyExample, frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
 import type { RunRecord } from "./run.js";
@@ -14,6 +15,13 @@ test("over the example pack: oracle passes normal and negative tasks and fails m
   const dir = await tempDir(t);
   const pack = await copyExample(t);
   assert.equal((await runCli(["freeze", pack, "--jobs", "2"])).code, 0);
+  // The sentinel failed as planted on gold and on the empty patch of every task, at every repeat.
+  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as Lock;
+  for (const [id, task] of Object.entries(lock.validation.tasks)) {
+    assert.notEqual(task.runner, "exit-code", id);
+    assert.ok((task.expected_tests ?? []).length > 0, `${id} has expected tests`);
+    for (const check of task.checks) assert.deepEqual(check.sentinel, ["failed as planted", "failed as planted", "failed as planted"], `${id} ${check.name}`);
+  }
   // oracle under the default isolation (bwrap where it works), nop under the process driver.
   const bwrap = requireTool(t, "bwrap");
   for (const agent of ["oracle", "nop"]) {
@@ -32,6 +40,15 @@ test("over the example pack: oracle passes normal and negative tasks and fails m
       assert.equal(row.isolation, isolation);
       assert.equal(row.hidden_guaranteed_secret, isolation === "bwrap");
       assert.equal(row.seed, 3);
+      // Per-test results: the sentinel failed as planted, and the report agrees with the runner's own counts.
+      assert.equal(row.oracle_integrity, "per_test", row.task_id);
+      assert.equal(row.tests?.sentinel, "failed as planted", row.task_id);
+      assert.equal(row.tests?.counts_check, "agrees", row.task_id);
+      const saved = JSON.parse(await readFile(join(dir, "runs", agent, row.artifacts.tests!), "utf8")) as { sentinel: string; results: { id: string; outcome: string }[] };
+      const own = saved.results.filter((r) => !r.id.endsWith(saved.sentinel));
+      assert.equal(own.filter((r) => r.outcome === "passed").length, row.tests?.passed, row.task_id);
+      assert.equal(own.length, row.tests?.total, row.task_id);
+      assert.deepEqual(own.map((r) => r.id).sort(), [...(lock.validation.tasks[row.task_id]!.expected_tests ?? [])].sort(), row.task_id);
     }
     const record = JSON.parse(await readFile(join(dir, "runs", agent, "run.json"), "utf8")) as RunRecord;
     assert.equal(record.scheduled, 14);

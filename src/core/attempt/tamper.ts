@@ -10,10 +10,16 @@ export interface Change {
 }
 
 export interface Violation {
-  rule: "special_file" | "hidden_path" | "forbidden_path" | "shadow_module" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
+  rule: "special_file" | "hidden_path" | "forbidden_path" | "shadow_module" | "oracle_tampered" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
   paths: string[];
   detail: string;
 }
+
+/**
+ * Violations that attack the grader rather than overstep a fence: a run with any of them has no
+ * score until someone explains it. Fence and size breaches are invalid attempts, scored as fails.
+ */
+export const GRADER_ATTACKS: ReadonlySet<Violation["rule"]> = new Set(["special_file", "hidden_path", "forbidden_path", "shadow_module", "oracle_tampered"]);
 
 export interface TamperRules {
   /** Files hidden/ will lay over the workspace, relative to it. */

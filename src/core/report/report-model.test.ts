@@ -189,6 +189,20 @@ failsAlone("min_n_per_stratum", { card: card((t) => t.replace("min_n_per_stratum
     /requires per-test oracle integrity; graded by exit code only: a2, b1/,
   );
 }
+{
+  const base = input();
+  const attacked = base.rows.map((r) =>
+    r.task_id === "a1" ? { ...r, outcome: "invalid" as const, violations: [{ rule: "oracle_tampered", paths: [], detail: "the sentinel test passed" }] } : r,
+  );
+  failsAlone("no_grader_attacks", { rows: attacked }, "INVALID", /1 attempt\(s\) attacked the grader.*a1#0 \(oracle_tampered\)/);
+}
+test("a fence breach is an invalid attempt scored as a fail, not a refusal", () => {
+  const base = input();
+  const rows = base.rows.map((r) => (r.task_id === "a1" ? { ...r, outcome: "invalid" as const, violations: [{ rule: "fence_files", paths: [], detail: "4 files" }] } : r));
+  const r = buildReport(input({ rows }));
+  assert.equal(r.status, "OK");
+  assert.equal(r.strata.find((s) => s.id === "a")!.counts.invalid, 1);
+});
 test("a card whose policy allows exit-code grading reports it, and the sentence says so", () => {
   const base = input();
   const rows = base.rows.map((r) => ({ ...r, oracle_integrity: "exit_code_only" as const }));

@@ -7,6 +7,7 @@ import { seededPrng } from "../common/random.js";
 import { bootstrapClusters, clusteredRate } from "../stats/cluster.js";
 import { proportionInterval } from "../stats/proportion.js";
 import { chiSquareSurvival } from "../stats/special.js";
+import { GRADER_ATTACKS, type Violation } from "../attempt/tamper.js";
 import { taskOutcome, type TaskOutcome } from "../attempt/task-outcome.js";
 
 /** The report model: everything `report` prints, recomputed from card, lock and rows. Pure. */
@@ -160,6 +161,17 @@ export function buildReport(input: ReportInput): Report {
     "harness_rate",
     harnessRate <= card.controls.max_harness_rate,
     `benchcard's own failures (harness) on ${fmtRate(harnessRate)} of rows, ${harnessRate <= card.controls.max_harness_rate ? "within" : "over"} max_harness_rate ${card.controls.max_harness_rate}`,
+  );
+  const attacks = rows.filter((r) => r.violations.some((v) => GRADER_ATTACKS.has(v.rule as Violation["rule"])));
+  gate(
+    "no_grader_attacks",
+    attacks.length === 0,
+    attacks.length === 0
+      ? "no attempt changed how the grader starts or tampered with the test run"
+      : `${attacks.length} attempt(s) attacked the grader, so there is no score until explained: ${attacks
+          .slice(0, 5)
+          .map((r) => `${r.attempt_id} (${[...new Set(r.violations.filter((v) => GRADER_ATTACKS.has(v.rule as Violation["rule"])).map((v) => v.rule))].join(", ")})`)
+          .join(", ")}${attacks.length > 5 ? ", ..." : ""}`,
   );
   const exitCodeOnly = [...new Set(rows.filter((r) => r.oracle_integrity === "exit_code_only").map((r) => r.task_id))].sort();
   const integrityOk = card.policy.oracle_integrity === "exit_code" || exitCodeOnly.length === 0;
