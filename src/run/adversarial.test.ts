@@ -15,7 +15,7 @@ async function runAgentWith(t: import("node:test").TestContext, pack: string, sc
   const agentFile = join(dir, "agent.sh");
   await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
   const spec = join(dir, "agent.yaml");
-  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\n${extra}`);
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${agentFile}" ]\n${extra}`);
   const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "r1", "--seed", "1", "--jobs", "1", "--isolation", isolation]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   const runDir = join(dir, "runs", "r1");

@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { AgentSpecSchema, BUILTIN_AGENTS, canonicalJson, type AgentSpec, type BuiltinAgent } from "../core/attempt/agent.js";
+import { realpathSync } from "node:fs";
+import { dirname as pathDirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AgentSpecSchema, BUILTIN_AGENTS, canonicalJson, expandMounts, refusedMounts, type AgentSpec, type BuiltinAgent } from "../core/attempt/agent.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { parseYamlAs } from "../core/common/yaml-source.js";
 
@@ -70,4 +73,51 @@ async function fileHash(path: string): Promise<string | null> {
 
 function sha256(data: string | Buffer): string {
   return createHash("sha256").update(data).digest("hex");
+}
+
+/** benchcard's own installed files (dist/, examples/ with the example pack's gold). */
+const HARNESS_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Refuses (bad input, exit 4) an agent whose mounts would unhide the pack, the run folder or
+ * benchcard's own files. Links are resolved first, so a mount cannot reach them by another name.
+ */
+export function checkAgentMounts(agent: ResolvedAgent, guards: { pack: string; runDir: string }): void {
+  if (agent.kind !== "spec") return;
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  const mounts = expandMounts(agent.spec.mounts, pathDirname(agent.path)).map((m) => real(resolve(pathDirname(agent.path), m)));
+  const reasons = refusedMounts(mounts, [
+    { path: real(guards.pack), what: "the pack (its hidden tests and gold)", secretInside: true },
+    { path: realBelow(guards.runDir), what: "the run folder (its ledger and artifacts)", secretInside: true },
+    { path: real(HARNESS_ROOT).replace(/\/$/, ""), what: "benchcard's own files", secretInside: false },
+  ]);
+  if (reasons.length > 0) {
+    throw new BenchcardError(
+      "bad_input",
+      `Cannot run agent "${agent.id}": its mounts would show it what it must not see: ${reasons.join("; ")}. Keep an agent's files in a folder of their own, apart from packs and runs`,
+      reasons.map((message) => ({ code: "unsafe_mount", file: agent.path, path: "mounts", message })),
+    );
+  }
+}
+
+/** The real path of a folder that may not exist yet: its nearest existing ancestor, resolved, plus the rest. */
+function realBelow(path: string): string {
+  let head = path;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...tail.reverse());
+    } catch {
+      const parent = pathDirname(head);
+      if (parent === head) return path;
+      tail.push(head.slice(parent.length + 1));
+      head = parent;
+    }
+  }
 }

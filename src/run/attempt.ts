@@ -7,7 +7,7 @@ import { oracleFor, type Fences } from "../core/pack/card.js";
 import type { FileEntry } from "../core/pack/digest.js";
 import { BenchcardError } from "../core/common/errors.js";
 import type { Row } from "../core/attempt/ledger-row.js";
-import { ROW_SCHEMA } from "../core/attempt/ledger-row.js";
+import { boundRow, ROW_SCHEMA } from "../core/attempt/ledger-row.js";
 import type { Lock } from "../core/pack/lock.js";
 import { classify, type AttemptFacts } from "../core/attempt/outcome.js";
 import type { ScheduledAttempt } from "../core/attempt/schedule.js";
@@ -24,10 +24,12 @@ import { BwrapDriver } from "../sandbox/bwrap.js";
 import { limitsFromEnvelope } from "../sandbox/limits.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
-import { listTreeSync } from "../sandbox/tree.js";
+import { disarmTree, listTreeSync, removeTree } from "../sandbox/tree.js";
+import { readAgentFile } from "./agent-file.js";
 import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
+export const USAGE_MAX_BYTES = 64 * 1024;
 
 export interface RunContext {
   runId: string;
@@ -45,6 +47,8 @@ export interface RunContext {
   snapshot: ReadonlyMap<string, string>;
   /** The lock's files by task (indexLock). */
   files: ReadonlyMap<string, TaskFiles>;
+  /** Where attempts' scratch folders go (workspace, homes): traversable by the sandbox user. */
+  workRoot: string;
   /** Removes a finished attempt's scratch folder; the run awaits these before it ends. */
   discard: (dir: string) => void;
   /** Random hex for sentinels; crypto when absent. */
@@ -112,6 +116,10 @@ async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> 
 }
 
 export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt): Promise<Row> {
+  return boundRow(await attemptRow(ctx, task, attempt));
+}
+
+async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt): Promise<Row> {
   await checkTaskDrift(ctx, task);
   const startedAt = ctx.clock();
   const started = performance.now();
@@ -119,8 +127,8 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
   const artifacts = join(ctx.runDir, artifactsRel);
   await rm(artifacts, { recursive: true, force: true });
   await mkdir(artifacts, { recursive: true });
-  const scratchRoot = join(ctx.runDir, ".work", `${attempt.task_id}.${attempt.replay}`);
-  await rm(scratchRoot, { recursive: true, force: true });
+  const scratchRoot = join(ctx.workRoot, `${attempt.task_id}.${attempt.replay}`);
+  await removeTree(scratchRoot);
   const workspace = join(scratchRoot, "workspace");
   const home = join(scratchRoot, "home");
   const io = join(scratchRoot, "io");
@@ -165,16 +173,27 @@ export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: Sch
     const usageFile = join(io, "usage.json");
 
     const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
-    const usageText = await readFile(usageFile, "utf8").catch(() => undefined);
-    const { usage, note } = parseUsage(usageText);
-    if (usageText !== undefined) await writeFile(join(artifacts, "usage.json"), usageText);
+    // Before anything reads the workspace: no setuid or setgid bit and no device file survives.
+    const disarmed = disarmTree(workspace);
+    // The usage file is the agent's: read as data (no links, no FIFOs, at most 64 KiB).
+    const usageRead = readAgentFile(usageFile, USAGE_MAX_BYTES);
+    const parsed = parseUsage(usageRead.text);
+    const usage = parsed.usage;
+    const note = [usageRead.note, parsed.note].filter((n) => n !== null).join("; ") || null;
+    if (usageRead.text !== undefined) await writeFile(join(artifacts, "usage.json"), usageRead.text);
 
     const diff = await diffWorkspace(workspace, join(task.dir, "repo"), baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
     const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
     const hiddenFiles = Object.keys(hidden);
     const shadowing = findShadowing(diff.changes, new Set(diff.present));
-    const violations = findViolations(diff.changes, { ...diff, shadowing }, {
+    const hostile = [
+      ...diff.hostile,
+      ...(disarmed.setid > 0 ? [`${disarmed.setid} setuid or setgid file(s); the bits were removed`] : []),
+      ...(disarmed.devices > 0 ? [`${disarmed.devices} device file(s); removed`] : []),
+      ...(disarmed.limit === null ? [] : [`the workspace has ${disarmed.limit}`]),
+    ];
+    const violations = findViolations(diff.changes, { ...diff, shadowing, hostile }, {
       hiddenFiles,
       hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)),
       forbidden: card.contract.forbidden_paths,

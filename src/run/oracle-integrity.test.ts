@@ -24,7 +24,7 @@ async function runHostile(t: TestContext, pack: string, script: string): Promise
   const agentFile = join(dir, "agent.sh");
   await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
   const spec = join(dir, "agent.yaml");
-  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\n`);
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${agentFile}" ]\n`);
   const ran = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "r", "--seed", "1", "--jobs", "2", "--isolation", "bwrap"]);
   assert.equal(ran.code, 0, ran.stdout + ran.stderr);
   const runDir = join(dir, "runs", "r");

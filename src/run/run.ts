@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
-import { cpus, hostname, release } from "node:os";
+import { chmod, mkdir, readdir, readFile } from "node:fs/promises";
+import { cpus, hostname, release, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { BenchcardError } from "../core/common/errors.js";
 import type { Outcome } from "../core/attempt/outcome.js";
@@ -13,9 +13,10 @@ import { readLock, writeFileAtomic } from "../pack/lockfile.js";
 import { verifyPack } from "../pack/verify.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { killMarked } from "../sandbox/process.js";
+import { removeTree } from "../sandbox/tree.js";
 import { HARNESS_VERSION } from "../version.js";
 import { effectiveNetwork } from "../core/attempt/agent.js";
-import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
+import { agentFromText, checkAgentMounts, loadAgent, type ResolvedAgent } from "./agent.js";
 import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
 
@@ -97,6 +98,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   if (existing !== undefined && existing.some((name) => !name.endsWith(".tmp"))) {
     throw new BenchcardError("bad_input", `Cannot start run "${runDir}": the folder exists and is not empty; use \`benchcard run --resume ${runDir}\``);
   }
+  checkAgentMounts(agent, { pack: packRoot, runDir });
   if (options.split !== "all" && lock.split === null) {
     throw new BenchcardError("bad_input", `Cannot run split "${options.split}": the pack was frozen without a holdout (freeze --holdout F)`);
   }
@@ -150,7 +152,7 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
   const record = await readRunRecord(runDir);
   // Whatever a crashed harness left running under this run is ended before anything else.
   await killMarked(`${record.run_id}/`, { prefix: true });
-  await rm(join(runDir, ".work"), { recursive: true, force: true });
+  await removeTree(workRootFor(runDir));
   const { pack, lock, snapshot } = await openFrozenPack(record.pack);
   if (lock.pack_hash !== record.pack_hash || lock.card_hash !== record.card_hash) {
     throw new BenchcardError("drift", `Cannot resume "${runDir}": the pack's lock is not the one this run started with`);
@@ -159,6 +161,7 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
     record.agent.kind === "spec"
       ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env)
       : await loadAgent(record.agent.id, { cwd: options.cwd, env: options.env });
+  checkAgentMounts(agent, { pack: record.pack, runDir });
   if (agent.fingerprint !== record.agent.fingerprint) {
     throw new BenchcardError("drift", `Cannot resume "${runDir}": agent "${agent.id}" no longer has the fingerprint the run started with (its program changed)`);
   }
@@ -233,8 +236,20 @@ interface Execution {
   already?: Outcome[];
 }
 
+/**
+ * The scratch root of a run: outside the run folder (whose parents may be private), in the
+ * system's temp folder, traversable but not listable, named after the run folder so that
+ * `--resume` finds and removes what a killed run left.
+ */
+export function workRootFor(runDir: string): string {
+  return join(tmpdir(), `benchcard-work-${createHash("sha256").update(runDir).digest("hex").slice(0, 16)}`);
+}
+
 async function execute(run: Execution): Promise<RunSummary> {
   const { runDir, record, options } = run;
+  const workRoot = workRootFor(runDir);
+  await mkdir(workRoot, { recursive: true });
+  await chmod(workRoot, 0o711);
   const pending: Promise<void>[] = [];
   const ctx: RunContext = {
     runId: record.run_id,
@@ -250,8 +265,9 @@ async function execute(run: Execution): Promise<RunSummary> {
     clock: options.clock,
     snapshot: run.snapshot,
     files: indexLock(run.lock),
+    workRoot,
     discard: (dir) => {
-      pending.push(rm(dir, { recursive: true, force: true }));
+      pending.push(removeTree(dir).then(() => undefined));
     },
   };
   const tasks = new Map(run.pack.tasks.map((t) => [t.task.id, t]));
@@ -279,7 +295,7 @@ async function execute(run: Execution): Promise<RunSummary> {
   } finally {
     await ledger.close();
     await Promise.allSettled(pending);
-    await rm(join(runDir, ".work"), { recursive: true, force: true });
+    await removeTree(workRoot);
   }
   const finished: RunRecord = { ...record, ended_at: options.clock().toISOString() };
   await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(finished, null, 2)}\n`);

@@ -5,7 +5,8 @@ import type { FileEntry } from "../core/pack/digest.js";
 import { unifiedDiff } from "../core/attempt/line-diff.js";
 import type { Change } from "../core/attempt/tamper.js";
 import { hashFilesSync } from "../pack/hash.js";
-import { listTreeSync } from "../sandbox/tree.js";
+import { lstatSync } from "node:fs";
+import { listTree } from "../sandbox/tree.js";
 
 export interface WorkspaceDiff {
   changes: Change[];
@@ -15,7 +16,12 @@ export interface WorkspaceDiff {
   special: string[];
   /** Every file and link in the workspace after the agent (test-runner leftovers removed). */
   present: string[];
+  /** Names that are not UTF-8, files over the size cap, and why the walk stopped early. */
+  hostile: string[];
 }
+
+/** A workspace file larger than this is not read: it is reported, and the attempt is invalid. */
+export const WORKSPACE_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Files a test run leaves behind; removed before the diff unless the starting repo had them. */
 export const SCRUB_GLOBS = ["**/__pycache__/**", "**/.pytest_cache/**", "**/*.pyc"];
@@ -45,8 +51,16 @@ export async function diffWorkspace(
   repoDir: string,
   baseline: Readonly<Record<string, FileEntry>>,
 ): Promise<WorkspaceDiff> {
-  const special: string[] = [];
-  const { kept: now } = await scrubWorkspace(workspace, baseline, listTreeSync(workspace, special));
+  const listing = listTree(workspace);
+  const special = listing.special;
+  const hostile = listing.badNames.map((p) => `name is not UTF-8: ${p}`);
+  if (listing.limit !== null) hostile.push(`the workspace has ${listing.limit}`);
+  const sized = listing.files.filter((p) => {
+    const size = lstatSync(join(workspace, p)).size;
+    if (size > WORKSPACE_FILE_MAX_BYTES) hostile.push(`file over ${WORKSPACE_FILE_MAX_BYTES} bytes: ${p}`);
+    return size <= WORKSPACE_FILE_MAX_BYTES;
+  });
+  const { kept: now } = await scrubWorkspace(workspace, baseline, sized);
   const present = new Set(now);
   const changes: Change[] = [];
   const patches: string[] = [];
@@ -68,7 +82,7 @@ export async function diffWorkspace(
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const patch = patches.join("");
-  return { changes, patch, bytes: Buffer.byteLength(patch) + binaryBytes, special, present: now };
+  return { changes, patch, bytes: Buffer.byteLength(patch) + binaryBytes, special, present: now, hostile };
 }
 
 async function content(path: string, kind: FileEntry["kind"]): Promise<Buffer> {

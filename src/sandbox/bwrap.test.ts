@@ -16,7 +16,7 @@ async function hostile(t: TestContext, pack: string, script: string, env: Record
   const agentFile = join(dir, "agent.sh");
   await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
   const spec = join(dir, "agent.yaml");
-  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\nenv: ${JSON.stringify(env)}\n`);
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${agentFile}" ]\nenv: ${JSON.stringify(env)}\n`);
   const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "h", "--isolation", "bwrap", "--jobs", "1"]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   const runDir = join(dir, "runs", "h");
@@ -146,7 +146,7 @@ python3 -c "import socket; s = socket.socket(); s.settimeout(2); s.connect(('127
     { mode: 0o755 },
   );
   const spec = join(dir, "agent.yaml");
-  await writeFile(spec, `id: netty\ncommand: [ "${agentFile}" ]\nmounts: [ "${dir}" ]\nnetwork: ${allow}\n`);
+  await writeFile(spec, `id: netty\ncommand: [ "${agentFile}" ]\nmounts: [ "${agentFile}" ]\nnetwork: ${allow}\n`);
   const result = await runCli(["run", pack, "--agent", spec, "--out", join(dir, "runs"), "--run-id", "n", "--isolation", "bwrap"]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   const runDir = join(dir, "runs", "n");

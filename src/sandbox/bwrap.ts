@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
 import { createCgroup, rlimitArgs, type Limits } from "./limits.js";
 import { ProcessDriver } from "./process.js";
+import { handOver, type SandboxUser } from "./identity.js";
 
 /**
  * Debian's bubblewrap: new user, pid, net, ipc and uts namespaces, every capability dropped,
@@ -26,6 +27,8 @@ export const INSIDE_SOCKET = "/run/benchcard-proxy.sock";
 export const BRIDGE_PORT = 3128;
 
 export interface BwrapOptions {
+  /** When the harness runs as root: the unprivileged user bwrap (and so the child) runs as. */
+  user?: SandboxUser | null;
   limits?: Limits;
   /** Extra host paths shown read-only (an agent spec's mounts). */
   readOnly?: readonly string[];
@@ -34,7 +37,7 @@ export interface BwrapOptions {
 export class BwrapDriver implements SandboxDriver {
   readonly kind = "bwrap" as const;
   readonly hidesPack = true;
-  private readonly inner = new ProcessDriver();
+  private readonly inner = new ProcessDriver({ asIs: true });
   private readonly prlimit = spawnSync("prlimit", ["--version"], { stdio: "ignore" }).status === 0;
 
   constructor(private readonly options: BwrapOptions = {}) {}
@@ -42,6 +45,7 @@ export class BwrapDriver implements SandboxDriver {
   /** A driver like this one with more read-only mounts and limits (per agent, per attempt). */
   with(options: BwrapOptions): BwrapDriver {
     return new BwrapDriver({
+      user: this.options.user ?? null,
       limits: { ...this.options.limits, ...options.limits },
       readOnly: [...(this.options.readOnly ?? []), ...(options.readOnly ?? [])],
     });
@@ -53,7 +57,12 @@ export class BwrapDriver implements SandboxDriver {
     const report = { ...cgroup.report };
     const prlimit = rlimitArgs(limits, report, this.prlimit);
     const inner = request.egress === undefined ? request.argv : ["node", request.egress.bridge, String(BRIDGE_PORT), INSIDE_SOCKET, ...request.argv];
-    const sandboxed = ["bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...inner];
+    const user = this.options.user ?? null;
+    if (user !== null) handOver(request, user);
+    // Root never enters the sandbox: setpriv drops to the sandbox user before bwrap starts, so the
+    // user namespace maps to an unprivileged host user (a setuid file inside is that user's).
+    const drop = user === null ? [] : ["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--"];
+    const sandboxed = [...drop, "bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...inner];
     const command = prlimit.length > 0 ? ["prlimit", ...prlimit, "--", ...sandboxed] : sandboxed;
     // The shell moves itself into the cgroup, then becomes the sandbox: nothing runs outside it.
     const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
+import { handOver, type SandboxUser } from "./identity.js";
 
 /**
  * Runs the child as an ordinary process in a group of its own, with a clean environment.
@@ -15,7 +16,12 @@ export class ProcessDriver implements SandboxDriver {
   readonly kind = "process" as const;
   readonly hidesPack = false;
 
+  /** `user`: run children as this user (the harness runs as root); `asIs`: leave the user to the caller. */
+  constructor(private readonly options: { user?: SandboxUser | null; asIs?: boolean } = {}) {}
+
   async exec(request: ExecRequest): Promise<ExecResult> {
+    const user = this.options.asIs ? null : (this.options.user ?? null);
+    if (user !== null) handOver(request, user);
     const marker = request.marker ?? randomUUID();
     const started = performance.now();
     const [program, ...args] = request.argv;
@@ -27,6 +33,7 @@ export class ProcessDriver implements SandboxDriver {
       env: { ...request.env, BENCHCARD_ATTEMPT_MARKER: marker },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
+      ...(user === null ? {} : { uid: user.uid, gid: user.gid }),
     });
     const drained = Promise.all([stdout.drain(child.stdout), stderr.drain(child.stderr)]);
     let timedOut = false;

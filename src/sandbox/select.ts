@@ -3,6 +3,7 @@ import { BwrapDriver } from "./bwrap.js";
 import type { IsolationKind, SandboxDriver } from "./driver.js";
 import { probe } from "./probe.js";
 import { ProcessDriver } from "./process.js";
+import { sandboxUser } from "./identity.js";
 
 export const ISOLATION_KINDS: readonly IsolationKind[] = ["process", "bwrap"];
 
@@ -11,13 +12,14 @@ export const ISOLATION_KINDS: readonly IsolationKind[] = ["process", "bwrap"];
  * a refusal that says why and what to do, since the process driver does not keep hidden tests
  * secret and must be asked for by name.
  */
-export function selectDriver(kind: string | undefined): SandboxDriver {
-  if (kind === "process") return new ProcessDriver();
+export function selectDriver(kind: string | undefined, env: NodeJS.ProcessEnv = process.env): SandboxDriver {
+  const user = sandboxUser(env);
+  if (kind === "process") return new ProcessDriver({ user });
   if (kind !== undefined && kind !== "bwrap") {
     throw new BenchcardError("bad_input", `Cannot use isolation "${kind}": expected one of ${ISOLATION_KINDS.join(", ")}`);
   }
   const report = probe();
-  if (report.drivers.bwrap.works) return new BwrapDriver();
+  if (report.drivers.bwrap.works) return new BwrapDriver({ user });
   const why = `${report.drivers.bwrap.detail}; ${report.drivers.bwrap.advice ?? ""}`;
   throw new BenchcardError(
     "refused",

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BenchcardError } from "../core/common/errors.js";
@@ -15,6 +15,8 @@ export interface Scratch {
 
 export async function createScratch(prefix = "benchcard-"): Promise<Scratch> {
   const root = await mkdtemp(join(tmpdir(), prefix));
+  // Traversable, not listable: the sandbox user (when the harness is root) must reach workspace/.
+  await chmod(root, 0o711);
   const workspace = join(root, "workspace");
   const home = join(root, "home");
   await Promise.all([mkdir(workspace), mkdir(home)]);

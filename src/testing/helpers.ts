@@ -1,6 +1,6 @@
 // Helpers for benchcard's own tests. Not exported from the package entry.
 import { spawn, spawnSync } from "node:child_process";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { chmod, cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,9 +10,13 @@ export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLE = join(REPO_ROOT, "examples", "tiny-fix");
 export const BIN = join(REPO_ROOT, "bin", "benchcard.js");
 
-/** A temp folder removed when the test ends. */
+/**
+ * A temp folder removed when the test ends. Readable by all: as root, benchcard runs agents as an
+ * unprivileged user, who must reach the agent scripts tests write here.
+ */
 export async function tempDir(t: TestContext, prefix = "benchcard-test-"): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
   t.after(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -65,3 +65,31 @@ export function effectiveNetwork(
   if (outside.length > 0) return { ok: false, reason: `the agent asks for ${outside.join(", ")}, which the card's envelope does not allow` };
   return { ok: true, allow: [...spec.allow] };
 }
+
+/**
+ * Mounts that would show an agent what it must not see: the whole file system, the pack (its
+ * hidden tests and gold), the run folder (earlier rows and artifacts), benchcard's own files, or
+ * any folder above one of them; and, for the pack and the run, any folder inside. Paths are absolute and already resolved (links followed) by the
+ * caller. Returns one reason per refused mount.
+ */
+export function refusedMounts(mounts: readonly string[], guarded: readonly { path: string; what: string; secretInside: boolean }[]): string[] {
+  const reasons: string[] = [];
+  const inside = (child: string, parent: string) => parent === "/" || child === parent || child.startsWith(`${parent.replace(/\/+$/, "")}/`);
+  for (const mount of mounts) {
+    if (mount === "/") {
+      reasons.push(`mount "/" shows the whole host, the pack and every run`);
+      continue;
+    }
+    for (const g of guarded) {
+      if (inside(g.path, mount)) {
+        reasons.push(`mount "${mount}" ${mount === g.path ? "is" : "holds"} ${g.what} (${g.path})`);
+        break;
+      }
+      if (g.secretInside && inside(mount, g.path)) {
+        reasons.push(`mount "${mount}" is inside ${g.what} (${g.path})`);
+        break;
+      }
+    }
+  }
+  return reasons;
+}

@@ -87,3 +87,40 @@ export const RowSchema = z.object({
 });
 
 export type Row = z.output<typeof RowSchema>;
+
+/** The largest a ledger row may be, in bytes of JSON: a hostile agent cannot bloat the ledger. */
+export const ROW_MAX_BYTES = 64 * 1024;
+
+const clip = (text: string, max: number) => {
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, "?");
+  return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
+};
+const clipList = (items: readonly string[], count: number, max: number) => items.slice(0, count).map((i) => clip(i, max));
+
+/**
+ * Caps every string of a row the agent can influence (reasons, violations and their paths,
+ * test ids, usage notes), so that a row never exceeds ROW_MAX_BYTES. Pure.
+ */
+export function boundRow(row: Row): Row {
+  const bounded: Row = {
+    ...row,
+    reason: clip(row.reason, 2000),
+    usage_note: row.usage_note === null ? null : clip(row.usage_note, 1000),
+    violations: row.violations.slice(0, 20).map((v) => ({ rule: v.rule, detail: clip(v.detail, 1000), paths: clipList(v.paths, 20, 300) })),
+    tests:
+      row.tests === null
+        ? null
+        : {
+            ...row.tests,
+            failed: clipList(row.tests.failed, 10, 200),
+            skipped: clipList(row.tests.skipped, 10, 200),
+            missing: clipList(row.tests.missing, 10, 200),
+            extra_failing: clipList(row.tests.extra_failing, 10, 200),
+            counts_check: clip(row.tests.counts_check, 300),
+          },
+  };
+  if (Buffer.byteLength(JSON.stringify(bounded)) > ROW_MAX_BYTES) {
+    throw new Error(`Cannot bound row ${row.attempt_id}: still over ${ROW_MAX_BYTES} bytes after capping the agent's strings`);
+  }
+  return bounded;
+}

@@ -10,7 +10,7 @@ export interface Change {
 }
 
 export interface Violation {
-  rule: "special_file" | "hidden_path" | "forbidden_path" | "shadow_module" | "oracle_tampered" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
+  rule: "special_file" | "hidden_path" | "forbidden_path" | "shadow_module" | "oracle_tampered" | "hostile_tree" | "fence_path" | "fence_files" | "fence_lines" | "patch_size";
   paths: string[];
   detail: string;
 }
@@ -19,7 +19,7 @@ export interface Violation {
  * Violations that attack the grader rather than overstep a fence: a run with any of them has no
  * score until someone explains it. Fence and size breaches are invalid attempts, scored as fails.
  */
-export const GRADER_ATTACKS: ReadonlySet<Violation["rule"]> = new Set(["special_file", "hidden_path", "forbidden_path", "shadow_module", "oracle_tampered"]);
+export const GRADER_ATTACKS: ReadonlySet<Violation["rule"]> = new Set(["special_file", "hidden_path", "forbidden_path", "shadow_module", "oracle_tampered", "hostile_tree"]);
 
 export interface TamperRules {
   /** Files hidden/ will lay over the workspace, relative to it. */
@@ -37,7 +37,7 @@ export interface TamperRules {
  */
 export function findViolations(
   changes: readonly Change[],
-  patch: { bytes: number; special: readonly string[]; shadowing?: readonly string[] },
+  patch: { bytes: number; special: readonly string[]; shadowing?: readonly string[]; hostile?: readonly string[] },
   rules: TamperRules,
 ): Violation[] {
   const violations: Violation[] = [];
@@ -55,6 +55,10 @@ export function findViolations(
   const onForbidden = changes.filter((c) => forbidden(c.path)).map((c) => c.path);
   if (onForbidden.length > 0) {
     violations.push({ rule: "forbidden_path", paths: onForbidden, detail: `matches forbidden_paths` });
+  }
+  const hostile = patch.hostile ?? [];
+  if (hostile.length > 0) {
+    violations.push({ rule: "hostile_tree", paths: [...hostile], detail: "left what benchcard refuses to read (beyond its caps, or a name that is not UTF-8)" });
   }
   const shadowing = patch.shadowing ?? [];
   if (shadowing.length > 0) {

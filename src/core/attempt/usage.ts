@@ -1,5 +1,13 @@
 import { EMPTY_USAGE, type Usage } from "./ledger-row.js";
 
+/** The longest string from the usage file that reaches a row. */
+export const USAGE_STRING_CAP = 200;
+
+/** Text an agent controls, made safe for a row and a terminal: control characters become "?". */
+export function cleanText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, "?");
+}
+
 /**
  * Reads the agent's usage JSON. Never throws: a malformed file gives empty usage and a note,
  * and the attempt goes on to its real outcome.
@@ -27,8 +35,9 @@ export function parseUsage(text: string | undefined): { usage: Usage; note: stri
   for (const key of ["model", "endpoint", "infra_error"] as const) {
     const v = record[key];
     if (v === undefined || v === null) continue;
-    if (typeof v === "string") usage[key] = v;
-    else problems.push(`${key} is not a string`);
+    if (typeof v !== "string") problems.push(`${key} is not a string`);
+    else if (v.length > USAGE_STRING_CAP) problems.push(`${key} is ${v.length} characters, over the cap of ${USAGE_STRING_CAP}`);
+    else usage[key] = cleanText(v);
   }
   if (record.truncated !== undefined && record.truncated !== null) {
     if (typeof record.truncated === "boolean") usage.truncated = record.truncated;
@@ -36,7 +45,7 @@ export function parseUsage(text: string | undefined): { usage: Usage; note: stri
   }
   const known = new Set(Object.keys(EMPTY_USAGE));
   const unknown = Object.keys(record).filter((k) => !known.has(k));
-  if (unknown.length > 0) problems.push(`unknown field(s) ${unknown.join(", ")}`);
+  if (unknown.length > 0) problems.push(`unknown field(s) ${cleanText(unknown.slice(0, 5).join(", ")).slice(0, USAGE_STRING_CAP)}`);
   return { usage, note: problems.length === 0 ? null : `usage file: ${problems.join("; ")}` };
 }
 

@@ -1,0 +1,35 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+
+/**
+ * Reads a file the agent controls (its usage file) as data, never as a path to follow: opened
+ * without following links and without blocking, a regular file with one link only, at most
+ * `maxBytes`. Anything else is refused with a note, and nothing is read.
+ */
+export function readAgentFile(path: string, maxBytes: number): { text?: string; note: string | null } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { note: null };
+    if (code === "ELOOP") return { note: "usage file is a symbolic link: ignored" };
+    return { note: `usage file cannot be opened (${code ?? "error"}): ignored` };
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { note: "usage file is not a regular file (a FIFO, device or folder): ignored" };
+    if (info.nlink !== 1) return { note: "usage file has more than one link: ignored" };
+    if (info.size > maxBytes) return { note: `usage file is ${info.size} bytes, over the ${maxBytes}-byte cap: ignored` };
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > maxBytes) return { note: `usage file grew over the ${maxBytes}-byte cap: ignored` };
+    }
+    return { text: buffer.subarray(0, length).toString("utf8"), note: null };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import type { Row } from "../core/attempt/ledger-row.js";
+import { frozenExample, requireTool, runCli, tempDir } from "../testing/helpers.js";
+import { workRootFor } from "./run.js";
+
+/**
+ * Hostile agents against the host and the run's bookkeeping, under bwrap with the harness as
+ * root (as CI runs): each run completes with its row written, nothing setuid and no scratch
+ * folder is left, no host environment variable lands in the run folder, and report and
+ * --resume still work.
+ */
+
+const SECRET = "benchcard-host-secret-7f3a9c";
+
+async function hostile(t: TestContext, pack: string, script: string): Promise<{ row: Row; runDir: string }> {
+  const dir = await tempDir(t);
+  const agentFile = join(dir, "agent.sh");
+  await writeFile(agentFile, `#!/bin/sh\ncd "$BENCHCARD_WORKSPACE"\n${script}\n`, { mode: 0o755 });
+  const spec = join(dir, "agent.yaml");
+  await writeFile(spec, `id: hostile\ncommand: [ "${agentFile}" ]\nmounts: [ "${agentFile}" ]\n`);
+  const runs = join(await tempDir(t), "runs");
+  const env = { ...process.env, HOST_API_KEY: SECRET };
+  const ran = await runCli(["run", pack, "--agent", spec, "--out", runs, "--run-id", "h", "--isolation", "bwrap", "--jobs", "1"], { env });
+  assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+  const runDir = join(runs, "h");
+  const rows = readFileSync(join(runDir, "ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Row);
+  assert.equal(rows.length, 1, "every row written");
+  const row = rows[0]!;
+  assert.notEqual(row.outcome, "harness", row.reason);
+  assert.ok(Buffer.byteLength(JSON.stringify(row)) < 64 * 1024, "a row stays under 64 KiB");
+  assert.equal(existsSync(workRootFor(runDir)), false, "no scratch folder is left");
+  for (const file of walk(runDir)) {
+    assert.equal(statSync(file).mode & 0o6000, 0, `setuid/setgid file left: ${file}`);
+    assert.equal(readFileSync(file).includes(SECRET), false, `the host's environment leaked into ${file}`);
+  }
+  const report = await runCli(["report", runDir, "--json"]);
+  assert.ok(report.code === 0 || report.code === 3, report.stderr);
+  const resumed = await runCli(["run", "--resume", runDir, "--isolation", "bwrap"], { env });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  return { row, runDir };
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+}
+
+test("hostile agents cannot hurt the host or the run's bookkeeping (bwrap, harness as root)", async (t) => {
+  if (!requireTool(t, "bwrap")) return;
+  const pack = await frozenExample(t, { tasks: ["py-fix-clamp"], editCard: (c) => c.replace("wall_s: 300", "wall_s: 20") });
+
+  await t.test("a setuid copy of a binary: the bit is removed, it was never root's, the attempt is invalid", async (t) => {
+    const { row } = await hostile(t, pack, `cp /usr/bin/true ./t && chmod 4755 ./t && id -u > uid.txt`);
+    assert.equal(row.outcome, "invalid");
+    assert.equal(row.violations.find((v) => v.rule === "hostile_tree")?.paths[0], "1 setuid or setgid file(s); the bits were removed");
+  });
+
+  await t.test("the agent runs as an unprivileged user, not root", async (t) => {
+    const { row, runDir } = await hostile(t, pack, `id -u; id -g`);
+    const out = await readFile(join(runDir, row.artifacts.agent_stdout!), "utf8");
+    assert.deepEqual(out.trim().split("\n"), ["65534", "65534"]);
+  });
+
+  await t.test("a FIFO as the usage file does not hang the run", async (t) => {
+    const { row } = await hostile(t, pack, `mkfifo "$BENCHCARD_USAGE_FILE"`);
+    assert.match(row.usage_note ?? "", /not a regular file/);
+  });
+
+  await t.test("a usage file linked to /proc/self/environ or /dev/zero is not followed", async (t) => {
+    const a = await hostile(t, pack, `ln -s /proc/self/environ "$BENCHCARD_USAGE_FILE"`);
+    assert.match(a.row.usage_note ?? "", /symbolic link/);
+    const b = await hostile(t, pack, `ln -s /dev/zero "$BENCHCARD_USAGE_FILE"`);
+    assert.match(b.row.usage_note ?? "", /symbolic link/);
+  });
+
+  await t.test("oversized usage strings are dropped with a note, and the row stays small", async (t) => {
+    const { row } = await hostile(t, pack, `python3 -c "import json,os; json.dump({'model': 'm' * 60000, 'output_tokens': 5}, open(os.environ['BENCHCARD_USAGE_FILE'], 'w'))"`);
+    assert.equal(row.usage.model, null);
+    assert.equal(row.usage.output_tokens, 5);
+    assert.match(row.usage_note ?? "", /model is 60000 characters/);
+  });
+
+  await t.test("a file name that is not UTF-8 is the agent's fault, never a crash", async (t) => {
+    const { row } = await hostile(t, pack, `touch "$(printf 'bad\\377name')"`);
+    assert.equal(row.outcome, "invalid");
+    assert.match(row.reason, /not UTF-8/);
+  });
+
+  await t.test("a folder chain deeper than PATH_MAX is the agent's fault, and is cleaned up", async (t) => {
+    const { row } = await hostile(t, pack, `n=$(printf 'd%.0s' $(seq 1 250)); i=0; while [ $i -lt 24 ]; do mkdir "$n" && cd "$n" || exit 0; i=$((i+1)); done`);
+    assert.equal(row.outcome, "invalid", row.reason);
+    assert.match(row.reason, /hostile_tree/);
+  });
+});
+
+test("agent specs cannot unhide the pack: mounts of /, the pack, or a folder above it are refused", async (t) => {
+  const pack = await frozenExample(t, { tasks: ["py-fix-clamp"] });
+  const dir = await tempDir(t);
+  const out = join(await tempDir(t), "runs");
+  for (const [mount, reason] of [["/", /mount "\/" shows the whole host/], [pack, /is the pack/], [join(pack, ".."), /holds the pack/], [join(pack, "tasks"), /inside the pack/]] as const) {
+    const spec = join(dir, "agent.yaml");
+    await writeFile(spec, `id: peek\ncommand: [ "true" ]\nmounts: [ "${mount}" ]\n`);
+    const result = await runCli(["run", pack, "--agent", spec, "--out", out, "--isolation", "process"]);
+    assert.equal(result.code, 4, result.stderr);
+    assert.match(result.stderr, reason);
+  }
+  // A spec file that sits above its runs, mounting its own folder: refused.
+  const above = join(dir, "above");
+  await mkdir(above);
+  await writeFile(join(above, "agent.yaml"), `id: above\ncommand: [ "true" ]\nmounts: [ "{spec_dir}" ]\n`);
+  const result = await runCli(["run", pack, "--agent", join(above, "agent.yaml"), "--out", join(above, "runs"), "--isolation", "process"]);
+  assert.equal(result.code, 4);
+  assert.match(result.stderr, /holds the run folder/);
+});
