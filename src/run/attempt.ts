@@ -235,7 +235,8 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
           maxLogBytes: LOG_CAP_BYTES,
           marker: `${marker}/oracle`,
           hiddenFiles,
-          expected: ctx.lock.validation.tasks[attempt.task_id]?.expected_tests ?? [],
+          // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
+          expected: ctx.lock.validation.tasks[attempt.task_id]?.expected_tests ?? null,
           ...(ctx.randomHex === undefined ? {} : { randomHex: ctx.randomHex }),
         });
         facts.oracle = { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut };
