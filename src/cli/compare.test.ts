@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Comparison } from "../core/compare/model.js";
@@ -13,8 +14,12 @@ test("on the example pack: agents that each fix one stratum get no global winner
     assert.equal(r.code, 0, r.stderr);
     return join(dir, id);
   };
-  const py = await run(join(EXAMPLE, "..", "agents", "py-fixer.yaml"), "py");
-  const js = await run(join(EXAMPLE, "..", "agents", "js-fixer.yaml"), "js");
+  // The demo agents, copied where the sandbox user (benchcard drops root) can read them
+  // whatever the permissions of the folder the repository was cloned into.
+  const agents = join(await tempDir(t), "agents");
+  await cp(join(EXAMPLE, "..", "agents"), agents, { recursive: true });
+  const py = await run(join(agents, "py-fixer.yaml"), "py");
+  const js = await run(join(agents, "js-fixer.yaml"), "js");
   const split = await runCli(["compare", py, js, "--json"]);
   assert.equal(split.code, 0, split.stderr);
   const c = JSON.parse(split.stdout) as Comparison;
