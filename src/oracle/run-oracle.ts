@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { judgeTestRun, type TestVerdict } from "../core/oracle/judge.js";
 import { parseTestReport, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
 import { makeSentinel, sentinelSource, sentinelTarget, type Sentinel } from "../core/oracle/sentinel.js";
+import { readAgentFile } from "../sandbox/agent-file.js";
 import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
 import { NODE_REPORTER, NODE_REPORTER_FILE, PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE } from "./support.js";
 
@@ -125,16 +126,11 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
 }
 
 function readReport(path: string): { ok: true; tests: TestResult[] } | { ok: false; reason: string } {
-  let info;
-  try {
-    info = lstatSync(path);
-  } catch {
-    return { ok: false, reason: "the report file is gone" };
-  }
-  if (!info.isFile()) return { ok: false, reason: "the report is not a regular file" };
-  if (info.size > REPORT_MAX_BYTES) return { ok: false, reason: `the report is ${info.size} bytes, over the cap` };
-  if (info.size === 0) return { ok: false, reason: "the runner wrote no result" };
-  return parseTestReport(readFileSync(path, "utf8"));
+  // The test process ran the agent's code and could write the report folder: read it as data.
+  const read = readAgentFile(path, REPORT_MAX_BYTES, "the report");
+  if (read.text === undefined) return { ok: false, reason: read.note ?? "the report file is gone" };
+  if (read.text === "") return { ok: false, reason: "the runner wrote no result" };
+  return parseTestReport(read.text);
 }
 
 function notRun(): ExecResult {

@@ -25,7 +25,7 @@ import { limitsFromEnvelope } from "../sandbox/limits.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
 import { disarmTree, listTreeSync, removeTree } from "../sandbox/tree.js";
-import { readAgentFile } from "./agent-file.js";
+import { readAgentFile } from "../sandbox/agent-file.js";
 import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
@@ -157,13 +157,12 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     hidden_guaranteed_secret: ctx.driver.hidesPack,
     envelope: card.envelope as Record<string, unknown>,
   } satisfies Partial<Row>;
-  const artifactPaths = {
+  const artifactPaths: Record<string, string> = {
     agent_stdout: `${artifactsRel}/agent.out`,
     agent_stderr: `${artifactsRel}/agent.err`,
     diff: `${artifactsRel}/diff.patch`,
     oracle_stdout: `${artifactsRel}/oracle.out`,
     oracle_stderr: `${artifactsRel}/oracle.err`,
-    tests: `${artifactsRel}/tests.json`,
   };
   try {
     await layTree(join(task.dir, "repo"), workspace);
@@ -173,8 +172,12 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const usageFile = join(io, "usage.json");
 
     const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
-    // Before anything reads the workspace: no setuid or setgid bit and no device file survives.
-    const disarmed = disarmTree(workspace);
+    // Before anything reads the agent's places: no setuid or setgid bit and no device file survives.
+    const disarmed = [workspace, home, io].map((dir) => disarmTree(dir)).reduce((a, b) => ({
+      setid: a.setid + b.setid,
+      devices: a.devices + b.devices,
+      limit: a.limit ?? b.limit,
+    }));
     // The usage file is the agent's: read as data (no links, no FIFOs, at most 64 KiB).
     const usageRead = readAgentFile(usageFile, USAGE_MAX_BYTES);
     const parsed = parseUsage(usageRead.text);
@@ -244,6 +247,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
         if (oracle.tests !== undefined) facts.oracle.tests = { verdict: oracle.tests.verdict, reason: oracle.tests.reason };
         if (oracle.results !== undefined) {
           await writeFile(join(artifacts, "tests.json"), `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
+          artifactPaths.tests = `${artifactsRel}/tests.json`;
         }
       }
     }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import type { Row } from "../core/attempt/ledger-row.js";
@@ -114,4 +114,17 @@ test("agent specs cannot unhide the pack: mounts of /, the pack, or a folder abo
   const result = await runCli(["run", pack, "--agent", join(above, "agent.yaml"), "--out", join(above, "runs"), "--isolation", "process"]);
   assert.equal(result.code, 4);
   assert.match(result.stderr, /holds the run folder/);
+});
+
+test("a scratch folder planted in the shared temp folder is refused, never written through", async (t) => {
+  const pack = await frozenExample(t, { tasks: ["py-fix-clamp"] });
+  const out = join(await tempDir(t), "runs");
+  const elsewhere = await tempDir(t);
+  const planted = workRootFor(join(out, "p"));
+  await symlink(elsewhere, planted);
+  t.after(() => rm(planted, { force: true }));
+  const result = await runCli(["run", pack, "--agent", "oracle", "--out", out, "--run-id", "p", "--isolation", "process"]);
+  assert.equal(result.code, 3, result.stderr);
+  assert.match(result.stderr, /is not a folder of this user's/);
+  assert.deepEqual(readdirSync(elsewhere), [], "nothing was written through the link");
 });

@@ -245,11 +245,26 @@ export function workRootFor(runDir: string): string {
   return join(tmpdir(), `benchcard-work-${createHash("sha256").update(runDir).digest("hex").slice(0, 16)}`);
 }
 
+/**
+ * Creates the run's scratch root. Its name in the shared temp folder is predictable, so a folder
+ * already there is used only when it is a real folder of ours that nobody else can write:
+ * anything else (a link, another user's folder) is refused rather than written through.
+ */
+async function makeWorkRoot(runDir: string): Promise<string> {
+  const root = workRootFor(runDir);
+  await mkdir(root, { recursive: true });
+  const info = lstatSync(root);
+  const uid = process.getuid?.();
+  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) {
+    throw new BenchcardError("refused", `Cannot use scratch folder "${root}": it is not a folder of this user's (a link, or made by someone else); remove it and run again`);
+  }
+  await chmod(root, 0o711);
+  return root;
+}
+
 async function execute(run: Execution): Promise<RunSummary> {
   const { runDir, record, options } = run;
-  const workRoot = workRootFor(runDir);
-  await mkdir(workRoot, { recursive: true });
-  await chmod(workRoot, 0o711);
+  const workRoot = await makeWorkRoot(runDir);
   const pending: Promise<void>[] = [];
   const ctx: RunContext = {
     runId: record.run_id,

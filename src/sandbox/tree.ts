@@ -1,4 +1,5 @@
 import { chmodSync, lchownSync, lstatSync, readdirSync, unlinkSync, type Dirent } from "node:fs";
+import { rm } from "node:fs/promises";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 
@@ -185,7 +186,6 @@ export function handOverTree(dir: string, user: { uid: number; gid: number }, ca
  * what could not be removed is returned as a message.
  */
 export async function removeTree(dir: string): Promise<string | null> {
-  const { rm } = await import("node:fs/promises");
   if (await rm(dir, { recursive: true, force: true }).then(() => true, () => false)) return null;
   const run = (argv: string[]) =>
     new Promise<number | null>((resolve) => {
