@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile } from "node:fs/promises";
 import { cpus, hostname, release, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { BenchcardError } from "../core/common/errors.js";
 import type { Outcome } from "../core/attempt/outcome.js";
 import { mapPool } from "../core/common/pool.js";
@@ -15,8 +15,8 @@ import type { SandboxDriver } from "../sandbox/driver.js";
 import { killMarked } from "../sandbox/process.js";
 import { removeTree } from "../sandbox/tree.js";
 import { HARNESS_VERSION } from "../version.js";
-import { effectiveNetwork } from "../core/attempt/agent.js";
-import { agentFromText, checkAgentMounts, loadAgent, type ResolvedAgent } from "./agent.js";
+import { effectiveNetwork, fingerprintChanges, type FingerprintParts } from "../core/attempt/agent.js";
+import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
 import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
 
@@ -33,7 +33,15 @@ export interface RunRecord {
   card_hash: string;
   card_name: string;
   card_version: string;
-  agent: { kind: "builtin" | "spec"; id: string; fingerprint: string; spec_path: string | null; spec_text: string | null };
+  agent: {
+    kind: "builtin" | "spec";
+    id: string;
+    fingerprint: string;
+    /** What the fingerprint hashed (spec agents), so `--resume` can name what changed. */
+    fingerprint_parts: FingerprintParts | null;
+    spec_path: string | null;
+    spec_text: string | null;
+  };
   seed: number;
   replays: number;
   split: "holdout" | "tune" | "all";
@@ -83,7 +91,7 @@ export interface RunSummary {
 export async function startRun(options: RunOptions): Promise<RunSummary> {
   const packRoot = resolve(options.cwd, options.pack);
   const { pack, lock, snapshot } = await openFrozenPack(packRoot);
-  const agent = await loadAgent(options.agent, { cwd: options.cwd, env: options.env });
+  const agent = await loadAgent(options.agent, { cwd: options.cwd, env: options.env, guards: { pack: packRoot, runs: resolve(options.cwd, options.out) } });
   const network = effectiveNetwork(pack.card.envelope.network, agent.kind === "spec" ? agent.spec.network : "none");
   if (!network.ok) throw new BenchcardError("bad_input", `Cannot run agent "${agent.id}": ${network.reason}`);
   if (network.allow !== "none" && options.driver.kind !== "bwrap") {
@@ -98,7 +106,6 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   if (existing !== undefined && existing.some((name) => !name.endsWith(".tmp"))) {
     throw new BenchcardError("bad_input", `Cannot start run "${runDir}": the folder exists and is not empty; use \`benchcard run --resume ${runDir}\``);
   }
-  checkAgentMounts(agent, { pack: packRoot, runDir });
   if (options.split !== "all" && lock.split === null) {
     throw new BenchcardError("bad_input", `Cannot run split "${options.split}": the pack was frozen without a holdout (freeze --holdout F)`);
   }
@@ -118,6 +125,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
       kind: agent.kind,
       id: agent.id,
       fingerprint: agent.fingerprint,
+      fingerprint_parts: agent.kind === "spec" ? agent.fingerprintParts : null,
       spec_path: agent.kind === "spec" ? agent.path : null,
       spec_text: agent.kind === "spec" ? agent.text : null,
     },
@@ -159,11 +167,15 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
   }
   const agent: ResolvedAgent =
     record.agent.kind === "spec"
-      ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env)
+      ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env, { pack: record.pack, runs: dirname(runDir) })
       : await loadAgent(record.agent.id, { cwd: options.cwd, env: options.env });
-  checkAgentMounts(agent, { pack: record.pack, runDir });
   if (agent.fingerprint !== record.agent.fingerprint) {
-    throw new BenchcardError("drift", `Cannot resume "${runDir}": agent "${agent.id}" no longer has the fingerprint the run started with (its program changed)`);
+    const changed =
+      agent.kind === "spec" && record.agent.fingerprint_parts !== null ? fingerprintChanges(record.agent.fingerprint_parts, agent.fingerprintParts) : [];
+    throw new BenchcardError(
+      "drift",
+      `Cannot resume "${runDir}": agent "${agent.id}" no longer has the fingerprint the run started with; changed: ${changed.length > 0 ? changed.join(", ") : "its program"}`,
+    );
   }
   const driver = options.driver ?? makeDriver(record.isolation);
   if (driver.kind !== record.isolation) {

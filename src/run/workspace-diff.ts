@@ -54,7 +54,11 @@ export async function diffWorkspace(
   const listing = listTree(workspace);
   const special = listing.special;
   const hostile = listing.badNames.map((p) => `name is not UTF-8: ${p}`);
-  if (listing.limit !== null) hostile.push(`the workspace has ${listing.limit}`);
+  if (listing.limit !== null) {
+    // Past a cap the tree is the agent's problem: nothing more is hashed or diffed.
+    hostile.push(`the workspace has ${listing.limit}`);
+    return { changes: [], patch: "", bytes: 0, special, present: listing.files, hostile };
+  }
   const sized = listing.files.filter((p) => {
     const size = lstatSync(join(workspace, p)).size;
     if (size > WORKSPACE_FILE_MAX_BYTES) hostile.push(`file over ${WORKSPACE_FILE_MAX_BYTES} bytes: ${p}`);

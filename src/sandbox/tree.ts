@@ -12,10 +12,12 @@ import { join } from "node:path";
 export interface TreeCaps {
   maxEntries: number;
   maxDepth: number;
+  /** Open up folders that cannot be read (only for trees benchcard owns, like a workspace). */
+  openUp?: boolean;
 }
 
 /** Generous for any honest repository; far below what would stall the harness. */
-export const WORKSPACE_CAPS: TreeCaps = { maxEntries: 100_000, maxDepth: 64 };
+export const WORKSPACE_CAPS: TreeCaps = { maxEntries: 150_000, maxDepth: 64, openUp: true };
 
 export interface TreeListing {
   /** Files and links, relative and "/"-separated, sorted byte-wise. */
@@ -50,7 +52,7 @@ export function listTree(dir: string, caps: TreeCaps = WORKSPACE_CAPS): TreeList
         listing.limit = "paths longer than the system allows";
         return;
       }
-      if (code !== "EACCES") throw error;
+      if (code !== "EACCES" || caps.openUp !== true) throw error;
       chmodSync(here, 0o755);
       children = readdirBytes(here);
     }
@@ -92,7 +94,8 @@ export function listTreeSync(dir: string, special: string[] = []): string[] {
 
 /**
  * After the agent: removes setuid and setgid bits and device files everywhere in the tree,
- * before anything else reads it. Works on names as bytes; bounded by the caps.
+ * before anything else reads it, and gives folders back to their owner (u+rwx). Works on names
+ * as bytes; bounded by the caps.
  */
 export function disarmTree(dir: string, caps: TreeCaps = WORKSPACE_CAPS): { setid: number; devices: number; limit: string | null } {
   let setid = 0;
@@ -137,6 +140,8 @@ export function disarmTree(dir: string, caps: TreeCaps = WORKSPACE_CAPS): { seti
         chmodSync(path, mode & 0o1777);
         setid++;
       }
+      // A folder its owner cannot enter would stop the oracle (which runs as that owner).
+      if (entry.isDirectory() && (mode & 0o700) !== 0o700) chmodSync(path, (mode & 0o1777) | 0o700);
       if (entry.isDirectory()) {
         if (depth + 1 >= caps.maxDepth) {
           limit = `folders nested deeper than ${caps.maxDepth}`;
@@ -146,6 +151,8 @@ export function disarmTree(dir: string, caps: TreeCaps = WORKSPACE_CAPS): { seti
       }
     }
   };
+  const top = lstatSync(dir).mode;
+  if ((top & 0o700) !== 0o700) chmodSync(dir, (top & 0o1777) | 0o700);
   walk(Buffer.from(dir), 0);
   return { setid, devices, limit };
 }

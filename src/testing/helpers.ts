@@ -44,10 +44,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `benchcard` bin in a child process. */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+/** Runs the real `benchcard` bin in a child process; `as` runs it as another user (via setpriv). */
+export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; as?: { uid: number; bin: string } } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const as = options.as;
+    const argv = as === undefined ? [process.execPath, BIN, ...args] : ["setpriv", `--reuid=${as.uid}`, `--regid=${as.uid}`, "--clear-groups", "--", process.execPath, as.bin, ...args];
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd ?? REPO_ROOT,
       env: options.env ?? process.env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -97,4 +99,17 @@ export async function frozenExample(
   const frozen = await runCli(["freeze", pack, "--jobs", "2"]);
   if (frozen.code !== 0) throw new Error(`freeze failed: ${frozen.stderr}${frozen.stdout}`);
   return pack;
+}
+
+/**
+ * A copy of the built package (bin, dist, package.json and the runtime dependencies) in a folder
+ * any user can read, so a test can run benchcard as an unprivileged user whatever the
+ * permissions of the folder the repository was cloned into. Returns the bin's path.
+ */
+export async function readableInstall(t: TestContext): Promise<string> {
+  const dest = join(await tempDir(t), "benchcard");
+  for (const part of ["bin", "dist", "package.json", "node_modules/zod", "node_modules/yaml", "node_modules/picomatch"]) {
+    await cp(join(REPO_ROOT, part), join(dest, part), { recursive: true, filter: (src) => !src.endsWith(".test.js") });
+  }
+  return join(dest, "bin", "benchcard.js");
 }

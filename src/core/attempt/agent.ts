@@ -19,6 +19,10 @@ export const AgentSpecSchema = z
       .array(z.string().min(1))
       .default([])
       .describe("extra host paths the bwrap sandbox shows read-only; {spec_dir} expands"),
+    fingerprint_paths: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("files or folders whose contents identify the agent, hashed instead of the mounts (for mounts too large to hash); {spec_dir} expands"),
   })
   .describe("benchcard agent spec");
 
@@ -92,4 +96,27 @@ export function refusedMounts(mounts: readonly string[], guarded: readonly { pat
     }
   }
   return reasons;
+}
+
+/** What an agent's fingerprint is made of, so a change can be named: spec, program, files, trees. */
+export interface FingerprintParts {
+  spec: string;
+  program: { path: string | null; sha256: string | null };
+  /** Command arguments that name existing files, by path. */
+  files: Record<string, string>;
+  /** Mounted folders (or fingerprint_paths), by path: a digest of every file's path, mode and bytes. */
+  trees: Record<string, string>;
+}
+
+/** The parts that differ between two fingerprints, named for a person. */
+export function fingerprintChanges(before: FingerprintParts, after: FingerprintParts): string[] {
+  const changes: string[] = [];
+  if (before.spec !== after.spec) changes.push("the spec");
+  if (before.program.path !== after.program.path || before.program.sha256 !== after.program.sha256) changes.push(`the program ${after.program.path ?? before.program.path ?? "(not found)"}`);
+  for (const kind of ["files", "trees"] as const) {
+    for (const path of new Set([...Object.keys(before[kind]), ...Object.keys(after[kind])])) {
+      if (before[kind][path] !== after[kind][path]) changes.push(`${kind === "files" ? "the file" : "the contents of"} ${path}`);
+    }
+  }
+  return changes;
 }

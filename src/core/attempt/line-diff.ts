@@ -1,55 +1,114 @@
 /**
- * Line diff (Myers' O(ND) greedy algorithm) and unified-diff text. Pure.
+ * Line diff: Myers' O(ND) algorithm in linear space (the bisection of the middle snake, split
+ * and solved half by half, with common prefixes and suffixes trimmed first). Memory is linear in
+ * the input; time is bounded by `maxCost`: a sub-problem whose edit distance exceeds it is
+ * written as "delete these, add those", which is still a correct edit script, only not minimal.
+ * Pure.
  */
 
 export type Edit = { op: "keep" | "add" | "del"; line: string };
 
-export function diffLines(a: readonly string[], b: readonly string[]): Edit[] {
-  const n = a.length;
-  const m = b.length;
-  const max = n + m;
-  const v = new Int32Array(2 * max + 2);
-  const trace: Int32Array[] = [];
-  let found = false;
-  for (let d = 0; d <= max && !found; d++) {
-    trace.push(v.slice());
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[max + k - 1]! < v[max + k + 1]!) ? v[max + k + 1]! : v[max + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[max + k] = x;
-      if (x >= n && y >= m) {
-        found = true;
-        break;
-      }
+/** The largest edit distance searched for in one sub-problem before falling back. */
+export const DIFF_MAX_COST = 2_000;
+
+export function diffLines(a: readonly string[], b: readonly string[], options: { maxCost?: number } = {}): Edit[] {
+  const maxCost = options.maxCost ?? DIFF_MAX_COST;
+  const ids = new Map<string, number>();
+  const id = (line: string) => {
+    let n = ids.get(line);
+    if (n === undefined) {
+      n = ids.size;
+      ids.set(line, n);
     }
-  }
-  // Walk the trace back from (n, m).
+    return n;
+  };
+  const x = Int32Array.from(a, id);
+  const y = Int32Array.from(b, id);
   const edits: Edit[] = [];
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    const vd = trace[d]!;
-    const k = x - y;
-    const prevK = k === -d || (k !== d && vd[max + k - 1]! < vd[max + k + 1]!) ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : vd[max + prevK]!;
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      edits.push({ op: "keep", line: a[x - 1]! });
-      x--;
-      y--;
+  // Sub-problems [aLo, aHi, bLo, bHi], solved left to right with an explicit stack.
+  const stack: number[][] = [[0, a.length, 0, b.length]];
+  while (stack.length > 0) {
+    const [aLo0, aHi0, bLo0, bHi0] = stack.pop() as [number, number, number, number];
+    let aLo = aLo0;
+    let bLo = bLo0;
+    let aHi = aHi0;
+    let bHi = bHi0;
+    const head: Edit[] = [];
+    while (aLo < aHi && bLo < bHi && x[aLo] === y[bLo]) head.push({ op: "keep", line: a[aLo++]! }), bLo++;
+    let tail = 0;
+    while (aHi > aLo && bHi > bLo && x[aHi - 1] === y[bHi - 1]) aHi--, bHi--, tail++;
+    edits.push(...head);
+    if (aLo === aHi || bLo === bHi) {
+      for (let i = aLo; i < aHi; i++) edits.push({ op: "del", line: a[i]! });
+      for (let j = bLo; j < bHi; j++) edits.push({ op: "add", line: b[j]! });
+      for (let t = 0; t < tail; t++) edits.push({ op: "keep", line: a[aHi + t]! });
+      continue;
     }
-    if (d > 0) {
-      if (x === prevX) edits.push({ op: "add", line: b[y - 1]! });
-      else edits.push({ op: "del", line: a[x - 1]! });
-      x = prevX;
-      y = prevY;
+    const split = bisect(x, y, aLo, aHi, bLo, bHi, maxCost);
+    if (split === null) {
+      for (let i = aLo; i < aHi; i++) edits.push({ op: "del", line: a[i]! });
+      for (let j = bLo; j < bHi; j++) edits.push({ op: "add", line: b[j]! });
+      for (let t = 0; t < tail; t++) edits.push({ op: "keep", line: a[aHi + t]! });
+      continue;
+    }
+    // The common suffix comes after both halves: keep it as a sub-problem of its own (all kept).
+    if (tail > 0) stack.push([aHi, aHi + tail, bHi, bHi + tail]);
+    stack.push([split[0], aHi, split[1], bHi]);
+    stack.push([aLo, split[0], bLo, split[1]]);
+  }
+  return edits;
+}
+
+/** Where a shortest edit script of x[aLo..aHi) into y[bLo..bHi) crosses its middle; null past maxCost. */
+function bisect(x: Int32Array, y: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number, maxCost: number): [number, number] | null {
+  const n = aHi - aLo;
+  const m = bHi - bLo;
+  const maxD = Math.min(Math.ceil((n + m) / 2), maxCost);
+  const offset = maxD + 1;
+  const size = 2 * offset + 1;
+  const v1 = new Int32Array(size).fill(-1);
+  const v2 = new Int32Array(size).fill(-1);
+  v1[offset + 1] = 0;
+  v2[offset + 1] = 0;
+  const delta = n - m;
+  const front = delta % 2 !== 0;
+  let k1start = 0;
+  let k1end = 0;
+  let k2start = 0;
+  let k2end = 0;
+  for (let d = 0; d < maxD; d++) {
+    for (let k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
+      const k1o = offset + k1;
+      let x1 = k1 === -d || (k1 !== d && v1[k1o - 1]! < v1[k1o + 1]!) ? v1[k1o + 1]! : v1[k1o - 1]! + 1;
+      let y1 = x1 - k1;
+      while (x1 < n && y1 < m && x[aLo + x1] === y[bLo + y1]) x1++, y1++;
+      v1[k1o] = x1;
+      if (x1 > n) k1end += 2;
+      else if (y1 > m) k1start += 2;
+      else if (front) {
+        const k2o = offset + delta - k1;
+        if (k2o >= 0 && k2o < size && v2[k2o] !== -1 && x1 >= n - v2[k2o]!) return [aLo + x1, bLo + y1];
+      }
+    }
+    for (let k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
+      const k2o = offset + k2;
+      let x2 = k2 === -d || (k2 !== d && v2[k2o - 1]! < v2[k2o + 1]!) ? v2[k2o + 1]! : v2[k2o - 1]! + 1;
+      let y2 = x2 - k2;
+      while (x2 < n && y2 < m && x[aHi - 1 - x2] === y[bHi - 1 - y2]) x2++, y2++;
+      v2[k2o] = x2;
+      if (x2 > n) k2end += 2;
+      else if (y2 > m) k2start += 2;
+      else if (!front) {
+        const k1o = offset + delta - k2;
+        if (k1o >= 0 && k1o < size && v1[k1o] !== -1) {
+          const x1 = v1[k1o]!;
+          const y1 = offset + x1 - k1o;
+          if (x1 >= n - x2) return [aLo + x1, bLo + y1];
+        }
+      }
     }
   }
-  return edits.reverse();
+  return null;
 }
 
 /** Splits text into lines, keeping track of a missing final newline. */
