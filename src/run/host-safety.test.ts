@@ -104,6 +104,12 @@ for (const kind of ["root", "user"] as const) {
     assert.match(row.reason, /hostile_tree/);
   });
 
+    await t.test("a sparse 3 GiB file is not read: the attempt is invalid at once", async (t) => {
+      const { row } = await hostile(t, pack, `truncate -s 3G big.bin`, harness);
+      assert.equal(row.outcome, "invalid");
+      assert.match(row.reason, /file over 67108864 bytes: big\.bin/);
+    });
+
     await t.test("a workspace and folders chmod 000 are opened up again; the attempt is graded", async (t) => {
       const { row } = await hostile(t, pack, `mkdir -p sub/deep && echo x > sub/deep/f && chmod 000 sub/deep sub . `, harness);
       assert.equal(row.outcome, "fail", row.reason);

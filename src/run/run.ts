@@ -85,6 +85,8 @@ export interface RunSummary {
   skipped: number;
   counts: Partial<Record<Outcome, number>>;
   repairedBytes: number;
+  /** Scratch folders that could not be removed (what the agent left was beyond removal). */
+  leftovers: string[];
 }
 
 /** `benchcard run`: verify, plan, then run every scheduled attempt into a new run folder. */
@@ -277,7 +279,8 @@ async function makeWorkRoot(runDir: string): Promise<string> {
 async function execute(run: Execution): Promise<RunSummary> {
   const { runDir, record, options } = run;
   const workRoot = await makeWorkRoot(runDir);
-  const pending: Promise<void>[] = [];
+  const pending: Promise<string | null>[] = [];
+  const leftovers: string[] = [];
   const ctx: RunContext = {
     runId: record.run_id,
     runDir,
@@ -294,7 +297,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     files: indexLock(run.lock),
     workRoot,
     discard: (dir) => {
-      pending.push(removeTree(dir).then(() => undefined));
+      pending.push(removeTree(dir));
     },
   };
   const tasks = new Map(run.pack.tasks.map((t) => [t.task.id, t]));
@@ -321,8 +324,11 @@ async function execute(run: Execution): Promise<RunSummary> {
     });
   } finally {
     await ledger.close();
-    await Promise.allSettled(pending);
-    await removeTree(workRoot);
+    for (const result of await Promise.allSettled(pending)) {
+      if (result.status === "fulfilled" && result.value !== null) leftovers.push(result.value);
+    }
+    const rootLeft = await removeTree(workRoot);
+    if (rootLeft !== null) leftovers.push(rootLeft);
   }
   const finished: RunRecord = { ...record, ended_at: options.clock().toISOString() };
   await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(finished, null, 2)}\n`);
@@ -334,6 +340,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     skipped: record.scheduled - run.attempts.length,
     counts,
     repairedBytes: run.repairedBytes,
+    leftovers,
   };
 }
 

@@ -59,11 +59,12 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
   }
   if (io.isTty) io.stderr("");
   if (values.json) {
-    io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes }, null, 2));
+    io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes, leftovers: summary.leftovers }, null, 2));
   } else {
     const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map((o) => `${o} ${summary.counts[o]}`).join(", ");
     io.stdout(`run ${summary.record.run_id}: ${summary.scheduled} attempts scheduled, ${summary.ran} run now${summary.skipped > 0 ? `, ${summary.skipped} already in the ledger` : ""}`);
     if (summary.repairedBytes > 0) io.stdout(`repaired a torn last ledger line (${summary.repairedBytes} bytes cut)`);
+    for (const left of summary.leftovers) io.stderr(`benchcard: warning: ${left} (remove it by hand)`);
     io.stdout(`outcomes: ${counts || "none"}`);
     io.stdout(`isolation: ${summary.record.isolation}${summary.record.isolation === "process" ? " (hidden tests were NOT guaranteed secret from the agent)" : ""}`);
     io.stdout(`ledger: ${summary.runDir}/ledger.jsonl`);
