@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { CardSchema, TaskSchema, type Card } from "../core/pack/card.js";
+import { CardSchema, TaskSchema, UNKNOWN, type Card } from "../core/pack/card.js";
 import { BenchcardError, type Issue } from "../core/common/errors.js";
 import { checkPack, type TaskLayout } from "../core/pack/pack-check.js";
 import { keyLines, parseYamlAs } from "../core/common/yaml-source.js";
@@ -66,7 +66,7 @@ export async function loadPack(root: string): Promise<LoadedPack> {
   let denylist: string[] = [];
   if (cardResult.ok) {
     const listPath = cardResult.value.contamination.denylist;
-    if (listPath !== undefined) {
+    if (listPath !== undefined && listPath !== UNKNOWN) {
       const text = await readFile(join(root, listPath), "utf8").catch(() => undefined);
       if (text === undefined) {
         issues.push({ code: "missing_denylist", file: cardPath, path: "contamination.denylist", message: `denylist "${listPath}" does not exist in the pack` });

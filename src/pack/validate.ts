@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { controlRole, oracleFor, type Card } from "../core/pack/card.js";
+import { controlRole, oracleFor, UNKNOWN, type Card } from "../core/pack/card.js";
 import {
   judgeCheck,
   planChecks,
@@ -52,6 +52,8 @@ export interface ValidationReport {
   pack: string;
   isolation: SandboxDriver["kind"];
   oracle_repeats: number;
+  /** "not done" when the card's denylist is absent or `unknown`: no leak could be found. */
+  leak_check: "done" | "not done";
   status: "green" | "red";
   tasks: TaskEvidence[];
 }
@@ -76,6 +78,7 @@ export async function validatePack(pack: LoadedPack, options: ValidateOptions): 
     pack: pack.root,
     isolation: options.driver.kind,
     oracle_repeats: repeats,
+    leak_check: pack.card.contamination.denylist === undefined || pack.card.contamination.denylist === UNKNOWN ? "not done" : "done",
     status: tasks.every((t) => t.status === "green") ? "green" : "red",
     tasks,
   };

@@ -38,7 +38,7 @@ export function renderValidation(report: ValidationReport): string {
   const bad = report.tasks.filter((t) => t.status !== "green");
   out.push(
     bad.length === 0
-      ? `controls green: ${report.tasks.length} tasks, ${report.oracle_repeats} repeats each, ${report.isolation} isolation`
+      ? `controls green: ${report.tasks.length} tasks, ${report.oracle_repeats} repeats each, ${report.isolation} isolation; leak check ${report.leak_check}`
       : `controls red: ${bad.map((t) => `${t.task_id} (${t.status})`).join(", ")}`,
   );
   return out.join("\n");

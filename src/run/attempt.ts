@@ -10,7 +10,7 @@ import type { Row } from "../core/attempt/ledger-row.js";
 import { boundRow, ROW_SCHEMA } from "../core/attempt/ledger-row.js";
 import type { Lock } from "../core/pack/lock.js";
 import { classify, type AttemptFacts } from "../core/attempt/outcome.js";
-import type { ScheduledAttempt } from "../core/attempt/schedule.js";
+import { retryId, type ScheduledAttempt } from "../core/attempt/schedule.js";
 import { describeViolations, findViolations } from "../core/attempt/tamper.js";
 import { parseUsage, truncation } from "../core/attempt/usage.js";
 import { hashFilesSync } from "../pack/hash.js";
@@ -115,19 +115,21 @@ async function checkTaskDrift(ctx: RunContext, task: LoadedTask): Promise<void> 
   }
 }
 
-export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt): Promise<Row> {
-  return boundRow(await attemptRow(ctx, task, attempt));
+export async function runAttempt(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt, retry = 0): Promise<Row> {
+  return boundRow(await attemptRow(ctx, task, attempt, retry));
 }
 
-async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt): Promise<Row> {
+async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledAttempt, retry: number): Promise<Row> {
+  const attemptId = retryId(attempt.attempt_id, retry);
+  const slot = retry === 0 ? `${attempt.replay}` : `${attempt.replay}-r${retry}`;
   await checkTaskDrift(ctx, task);
   const startedAt = ctx.clock();
   const started = performance.now();
-  const artifactsRel = `attempts/${attempt.task_id}/${attempt.replay}`;
+  const artifactsRel = `attempts/${attempt.task_id}/${slot}`;
   const artifacts = join(ctx.runDir, artifactsRel);
   await rm(artifacts, { recursive: true, force: true });
   await mkdir(artifacts, { recursive: true });
-  const scratchRoot = join(ctx.workRoot, `${attempt.task_id}.${attempt.replay}`);
+  const scratchRoot = join(ctx.workRoot, `${attempt.task_id}.${slot}`);
   await removeTree(scratchRoot);
   const workspace = join(scratchRoot, "workspace");
   const home = join(scratchRoot, "home");
@@ -135,16 +137,17 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
   await Promise.all([mkdir(workspace, { recursive: true }), mkdir(home, { recursive: true }), mkdir(io, { recursive: true })]);
   const card = ctx.pack.card;
   const fences: Fences = task.task.fences ?? card.contract.fences ?? {};
-  const marker = `${ctx.runId}/${attempt.attempt_id}`;
+  const marker = `${ctx.runId}/${attemptId}`;
   const base = {
     schema: ROW_SCHEMA,
     run_id: ctx.runId,
-    attempt_id: attempt.attempt_id,
+    attempt_id: attemptId,
     task_id: attempt.task_id,
     stratum: attempt.stratum,
     role: task.task.control ?? "normal",
     split: ctx.split,
     replay: attempt.replay,
+    retry,
     seed: ctx.seed,
     shard: ctx.shard,
     agent_id: ctx.agent.id,

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { BenchcardError } from "../core/common/errors.js";
 import type { Outcome } from "../core/attempt/outcome.js";
 import { mapPool } from "../core/common/pool.js";
-import { scheduleAttempts, type ScheduledAttempt } from "../core/attempt/schedule.js";
+import { baseAttemptId, finalRows, RETRYABLE, scheduleAttempts, type ScheduledAttempt } from "../core/attempt/schedule.js";
 import type { Lock } from "../core/pack/lock.js";
 import { loadPack, type LoadedPack } from "../pack/load.js";
 import { readLock, writeFileAtomic } from "../pack/lockfile.js";
@@ -18,7 +18,9 @@ import { HARNESS_VERSION } from "../version.js";
 import { effectiveNetwork, fingerprintChanges, type FingerprintParts } from "../core/attempt/agent.js";
 import { agentFromText, loadAgent, type ResolvedAgent } from "./agent.js";
 import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js";
+import { readEnvironment, type Environment } from "./environment.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
+import { locatePack, packRelative } from "./locate-pack.js";
 
 export const RUN_FILE = "run.json";
 export const LEDGER_FILE = "ledger.jsonl";
@@ -28,7 +30,9 @@ export interface RunRecord {
   run_id: string;
   harness_version: string;
   host: { hostname: string; platform: string; release: string; arch: string; cpu: string; cpus: number; node: string; fingerprint: string };
+  /** The pack's absolute path when the run started, and the same relative to the run folder. */
   pack: string;
+  pack_relative?: string;
   pack_hash: string;
   card_hash: string;
   card_name: string;
@@ -48,6 +52,10 @@ export interface RunRecord {
   shard: string;
   isolation: "process" | "bwrap";
   scheduled: number;
+  /** Tools and versions the run ran with (absent in runs from older versions). */
+  environment?: Environment;
+  /** For a run made by `benchcard merge`: the shards it was made of. */
+  merged_from?: { run_id: string; shard: string; dir: string; rows: number }[];
   started_at: string;
   ended_at: string | null;
 }
@@ -119,6 +127,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
     harness_version: HARNESS_VERSION,
     host: hostFingerprint(),
     pack: packRoot,
+    pack_relative: packRelative(runDir, packRoot),
     pack_hash: lock.pack_hash,
     card_hash: lock.card_hash,
     card_name: lock.card_name,
@@ -137,6 +146,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
     shard: `${shard.index}/${shard.count}`,
     isolation: options.driver.kind,
     scheduled: 0,
+    environment: readEnvironment(options.env),
     started_at: started.toISOString(),
     ended_at: null,
   };
@@ -148,6 +158,8 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
 
 export interface ResumeOptions {
   runDir: string;
+  /** Where the pack is now, when it moved since the run started. */
+  pack?: string;
   driver?: SandboxDriver;
   jobs: number;
   cwd: string;
@@ -163,13 +175,14 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
   // Whatever a crashed harness left running under this run is ended before anything else.
   await killMarked(`${record.run_id}/`, { prefix: true });
   await removeTree(workRootFor(runDir));
-  const { pack, lock, snapshot } = await openFrozenPack(record.pack);
+  const located = await locatePack(runDir, record, options.pack === undefined ? undefined : resolve(options.cwd, options.pack));
+  const { pack, lock, snapshot } = await openFrozenPack(located.root);
   if (lock.pack_hash !== record.pack_hash || lock.card_hash !== record.card_hash) {
     throw new BenchcardError("drift", `Cannot resume "${runDir}": the pack's lock is not the one this run started with`);
   }
   const agent: ResolvedAgent =
     record.agent.kind === "spec"
-      ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env, { pack: record.pack, runs: dirname(runDir) })
+      ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env, { pack: located.root, runs: dirname(runDir) })
       : await loadAgent(record.agent.id, { cwd: options.cwd, env: options.env });
   if (agent.fingerprint !== record.agent.fingerprint) {
     const changed =
@@ -184,8 +197,14 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
     throw new BenchcardError("bad_input", `Cannot resume "${runDir}" with isolation "${driver.kind}": the run started with "${record.isolation}"`);
   }
   const { rows, repairedBytes } = await readLedger(join(runDir, LEDGER_FILE), { repair: true });
-  const done = new Set(rows.map((r) => r.attempt_id));
-  const attempts = plan(pack, lock, record).filter((a) => !done.has(a.attempt_id));
+  // An attempt is done when its last row is final: not retryable, or out of retries.
+  const maxRetries = pack.card.envelope.max_retries;
+  const last = new Map(finalRows(rows).map((r) => [baseAttemptId(r.attempt_id), r]));
+  const attempts = plan(pack, lock, record).flatMap((a) => {
+    const row = last.get(a.attempt_id);
+    if (row === undefined) return [a];
+    return RETRYABLE.has(row.outcome) && row.retry < maxRetries ? [{ ...a, firstRetry: row.retry + 1 }] : [];
+  });
   const summary = await execute({
     runDir,
     record,
@@ -244,7 +263,7 @@ interface Execution {
   lock: Lock;
   snapshot: Map<string, string>;
   agent: ResolvedAgent;
-  attempts: ScheduledAttempt[];
+  attempts: (ScheduledAttempt & { firstRetry?: number })[];
   options: { driver: SandboxDriver; jobs: number; env: NodeJS.ProcessEnv; clock: () => Date; onProgress?: (p: Progress) => void };
   repairedBytes: number;
   already?: Outcome[];
@@ -301,6 +320,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     },
   };
   const tasks = new Map(run.pack.tasks.map((t) => [t.task.id, t]));
+  const maxRetries = run.pack.card.envelope.max_retries;
   const counts: Partial<Record<Outcome, number>> = {};
   for (const o of run.already ?? []) counts[o] = (counts[o] ?? 0) + 1;
   const ledger = await LedgerWriter.open(join(runDir, LEDGER_FILE));
@@ -310,17 +330,21 @@ async function execute(run: Execution): Promise<RunSummary> {
     await mapPool(run.attempts, options.jobs, async (attempt) => {
       const task = tasks.get(attempt.task_id);
       if (task === undefined) throw new Error(`Cannot find task "${attempt.task_id}" in the pack`);
-      const row = await runAttempt(ctx, task, attempt);
-      await ledger.append(row);
-      counts[row.outcome] = (counts[row.outcome] ?? 0) + 1;
-      done++;
-      options.onProgress?.({
-        done,
-        total: record.scheduled,
-        counts: { ...counts },
-        elapsedMs: performance.now() - started,
-        last: { attempt_id: row.attempt_id, outcome: row.outcome, wall_s: row.wall_s },
-      });
+      // Retries (envelope.max_retries) after infra or timeout are rows of their own.
+      for (let retry = attempt.firstRetry ?? 0; ; retry++) {
+        const row = await runAttempt(ctx, task, attempt, retry);
+        await ledger.append(row);
+        counts[row.outcome] = (counts[row.outcome] ?? 0) + 1;
+        done++;
+        options.onProgress?.({
+          done,
+          total: record.scheduled,
+          counts: { ...counts },
+          elapsedMs: performance.now() - started,
+          last: { attempt_id: row.attempt_id, outcome: row.outcome, wall_s: row.wall_s },
+        });
+        if (!RETRYABLE.has(row.outcome) || retry >= maxRetries) break;
+      }
     });
   } finally {
     await ledger.close();

@@ -13,10 +13,13 @@ export async function compareCommand(args: readonly string[], io: Io): Promise<E
     md: { type: "boolean" },
     html: { type: "string" },
     seed: { type: "string" },
+    pack: { type: "string" },
+    "allow-env-drift": { type: "boolean" },
   });
   if (positionals.length !== 2) throw new BenchcardError("bad_input", `Cannot run "benchcard compare": expected two run folders, found ${positionals.length}`);
-  const a = await loadReport(positionals[0] as string, io);
-  const b = await loadReport(positionals[1] as string, io);
+  const where = values.pack === undefined ? {} : { pack: values.pack };
+  const a = await loadReport(positionals[0] as string, io, where);
+  const b = await loadReport(positionals[1] as string, io, where);
   const policy = a.pack.card.policy;
   const comparison = buildComparison(a.report, b.report, {
     confidence: policy.confidence,

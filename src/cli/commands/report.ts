@@ -2,7 +2,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { BenchcardError, type ExitCode } from "../../core/common/errors.js";
 import { buildReport, exitCodeFor } from "../../core/report/report-model.js";
 import { loadPack } from "../../pack/load.js";
-import { readLock, writeFileAtomic } from "../../pack/lockfile.js";
+import { writeFileAtomic } from "../../pack/lockfile.js";
+import { locatePack } from "../../run/locate-pack.js";
 import { verifyPack } from "../../pack/verify.js";
 import { renderReportHtml } from "../../report/report-html.js";
 import { renderReport, renderReportMarkdown } from "../../report/report-text.js";
@@ -12,13 +13,14 @@ import { parseFlags } from "../args.js";
 import type { Io } from "../io.js";
 
 /** Reads a run folder and everything the report needs; the model itself is pure. */
-export async function loadReport(runDirArg: string, io: Io) {
+export async function loadReport(runDirArg: string, io: Io, options: { pack?: string } = {}) {
   const runDir = resolve(io.cwd, runDirArg);
   const record = await readRunRecord(runDir);
   const { rows } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
-  const lock = await readLock(record.pack);
-  const verified = await verifyPack(record.pack, { lock });
-  const pack = await loadPack(record.pack);
+  const located = await locatePack(runDir, record, options.pack === undefined ? undefined : resolve(io.cwd, options.pack));
+  const lock = located.lock;
+  const verified = await verifyPack(located.root, { lock });
+  const pack = await loadPack(located.root);
   const inSplit = (id: string) => record.split === "all" || (lock.split?.[record.split as "holdout" | "tune"] ?? []).includes(id);
   const scheduledTasks = Object.entries(lock.validation.tasks)
     .filter(([id]) => inSplit(id))
@@ -36,6 +38,9 @@ export async function loadReport(runDirArg: string, io: Io) {
       isolation: record.isolation,
       agent_id: record.agent.id,
       agent_fingerprint: record.agent.fingerprint,
+      shard: record.shard,
+      environment_digest: record.environment?.digest ?? null,
+      merged_shards: record.merged_from?.length ?? 0,
     },
     scheduledTasks,
     drift: verified.drift,
@@ -44,9 +49,9 @@ export async function loadReport(runDirArg: string, io: Io) {
 }
 
 export async function reportCommand(args: readonly string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parseFlags("report", args, { json: { type: "boolean" }, md: { type: "boolean" }, html: { type: "string" } });
+  const { values, positionals } = parseFlags("report", args, { json: { type: "boolean" }, md: { type: "boolean" }, html: { type: "string" }, pack: { type: "string" } });
   if (positionals.length !== 1) throw new BenchcardError("bad_input", `Cannot run "benchcard report": expected one run folder, found ${positionals.length}`);
-  const { report, runDir } = await loadReport(positionals[0] as string, io);
+  const { report, runDir } = await loadReport(positionals[0] as string, io, values.pack === undefined ? {} : { pack: values.pack });
   if (values.html !== undefined) {
     const file = resolve(io.cwd, values.html);
     await writeFileAtomic(file, renderReportHtml(report, { linkBase: relative(dirname(file), runDir) || "." }));

@@ -19,6 +19,7 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
     shard: { type: "string" },
     "run-id": { type: "string" },
     resume: { type: "string" },
+    pack: { type: "string" },
     json: { type: "boolean" },
   });
   const jobs = positiveInt("jobs", values.jobs, Math.max(1, availableParallelism()));
@@ -26,15 +27,25 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
   const clock = () => new Date();
   let summary: RunSummary;
   if (values.resume !== undefined) {
-    const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation"].includes(k));
+    const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation", "pack"].includes(k));
     if (extra.length > 0 || positionals.length > 0) {
       throw new BenchcardError("bad_input", `Cannot resume with ${[...extra.map((k) => `--${k}`), ...positionals].join(", ")}: a resumed run keeps its recorded settings`);
     }
     summary = await resumeRun(
-      { runDir: values.resume, jobs, cwd: io.cwd, env: io.env, clock, onProgress, ...(values.isolation === undefined ? {} : { driver: selectDriver(values.isolation) }) },
+      {
+        runDir: values.resume,
+        jobs,
+        cwd: io.cwd,
+        env: io.env,
+        clock,
+        onProgress,
+        ...(values.isolation === undefined ? {} : { driver: selectDriver(values.isolation) }),
+        ...(values.pack === undefined ? {} : { pack: values.pack }),
+      },
       (kind) => selectDriver(kind),
     );
   } else {
+    if (values.pack !== undefined) throw new BenchcardError("bad_input", "Cannot use --pack without --resume: a new run takes the pack as its first argument");
     const [pack, ...rest] = positionals;
     if (pack === undefined || rest.length > 0) throw new BenchcardError("bad_input", "Cannot run: expected exactly one pack folder, e.g. `benchcard run my-pack --agent oracle --out runs`");
     if (values.agent === undefined) throw new BenchcardError("bad_input", "Cannot run: --agent is required (oracle, nop, or a spec file)");

@@ -40,6 +40,8 @@ export const RowSchema = z.object({
   role: z.enum(["normal", "negative", "must_fail_forever"]),
   split: z.enum(["holdout", "tune", "all"]),
   replay: z.number().int().nonnegative(),
+  /** 0 for the first try; k for the k-th retry after an infra or timeout outcome (max_retries). */
+  retry: z.number().int().nonnegative(),
   seed: z.number().int(),
   shard: z.string(),
   agent_id: z.string(),

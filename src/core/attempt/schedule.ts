@@ -42,3 +42,31 @@ export function scheduleAttempts(
   const shard = options.shard;
   return shard === undefined ? all : all.filter((a) => a.order % shard.count === shard.index - 1);
 }
+
+/** The id of a retry: the first try keeps the attempt's id, retry k appends "~k". */
+export function retryId(attemptId: string, retry: number): string {
+  return retry === 0 ? attemptId : `${attemptId}~${retry}`;
+}
+
+/** The scheduled attempt a row belongs to (its id without the retry suffix). */
+export function baseAttemptId(attemptId: string): string {
+  const cut = attemptId.indexOf("~");
+  return cut === -1 ? attemptId : attemptId.slice(0, cut);
+}
+
+/** Outcomes after which an attempt may be run again, within the envelope's max_retries. */
+export const RETRYABLE: ReadonlySet<string> = new Set(["infra", "timeout"]);
+
+/**
+ * Each scheduled attempt's last row: retries are rows of their own, and only the last one of an
+ * attempt is scored. Pure; rows of any order.
+ */
+export function finalRows<R extends { attempt_id: string; retry: number }>(rows: readonly R[]): R[] {
+  const last = new Map<string, R>();
+  for (const row of rows) {
+    const id = baseAttemptId(row.attempt_id);
+    const seen = last.get(id);
+    if (seen === undefined || row.retry > seen.retry) last.set(id, row);
+  }
+  return [...last.values()];
+}

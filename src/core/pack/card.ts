@@ -78,7 +78,7 @@ export const CardSchema = z
     sampling: text("how the tasks were chosen"),
     contamination: z.strictObject({
       posture: z.enum(["unchecked", "filename_scan", "private_ids"]),
-      denylist: z.string().min(1).optional().describe("path, relative to the pack, of the denylist"),
+      denylist: z.string().min(1).optional().describe('path, relative to the pack, of the denylist; "unknown" when there is none (the leak check is then recorded as not done)'),
     }),
     strata: z
       .array(z.strictObject({ id: id("stratum id"), description: text("what this stratum holds") }))

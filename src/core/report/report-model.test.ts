@@ -63,6 +63,7 @@ function row(task: (typeof tasks)[number], outcome: Outcome, over: Partial<Row> 
     role: task.role,
     split: "all",
     replay: 0,
+    retry: 0,
     seed: 1,
     shard: "1/1",
     agent_id: "ag",
@@ -125,7 +126,46 @@ test("a clean run is OK, with counts, intervals, both rates and the citeable sen
   assert.equal(a.tokens_per_pass, (4 * 150) / 3, "all tokens, failures included, over passes");
   assert.equal(r.overall.counts.pass, 5);
   assert.equal(r.controls[0]?.task_id, "ctl");
-  assert.match(r.sentence ?? "", /^On demo 1\.0\.0 \(pack aaaaaaaaaaaa…\), 8 tasks in 2 strata, agent ag .* a 3\/4 \[0\.30, 0\.95\], b 2\/4 \[0\.15, 0\.85\]; overall 5\/8/);
+  assert.match(r.sentence ?? "", /^On demo 1\.0\.0 \(pack aaaaaaaaaaaa, split all\), 8 tasks in 2 strata \(a 4, b 4\), agent ag .* a 3\/4 \[0\.30, 0\.95\], b 2\/4 \[0\.15, 0\.85\]; overall 5\/8/);
+});
+
+test("the sentence has every part the method needs, derived from the card and the rows", () => {
+  const r = buildReport(input({ run: { ...input().run, environment_digest: "e".repeat(64) } }));
+  const parts = [
+    /pack aaaaaaaaaaaa, split all/,
+    /8 tasks in 2 strata \(a 4, b 4\)/,
+    /agent ag \(fingerprint ffffffffffff\)/,
+    /envelope 10 s wall, output tokens uncapped, steps uncapped, one attempt per task/,
+    /1 replay, seed 1/,
+    /process isolation \(hidden tests not guaranteed secret\), graded per test with a sentinel/,
+    /controls green \(0 negative kept green, 1 must_fail_forever not passed\)/,
+    /leak check not done/,
+    /\(Wilson 95%\)/,
+    /censored 0 infra, 0 harness, 0 void/,
+    /environment eeeeeeeeeeee\.$/,
+  ];
+  for (const part of parts) assert.match(r.sentence ?? "", part);
+  assert.equal(r.identity.pack_hash, "a".repeat(64), "the JSON keeps the full hash");
+});
+
+test("retries: only each attempt's last row is scored, and the sentence says how many tries there were", () => {
+  const base = input({ card: card((t) => t.replace("max_retries: 0", "max_retries: 2")) });
+  const first = base.rows[0]!;
+  const rows = [{ ...first, outcome: "infra" as const }, ...base.rows.slice(1), { ...first, attempt_id: `${first.attempt_id}~1`, retry: 1 }];
+  const r = buildReport({ ...base, rows });
+  assert.equal(r.status, "OK", r.reasons.join("; "));
+  assert.equal(r.overall.counts.infra, 0, "the infra try was retried; the retry is scored");
+  assert.match(r.sentence ?? "", /up to 2 attempts per task \(1 retried after infra or timeout; the last one scored\)/);
+  const none = buildReport(base);
+  assert.match(none.sentence ?? "", /one attempt per task \(up to 3 allowed after infra or timeout, none needed\)/);
+});
+
+test("a shard reports SKIP, partial, never OK", () => {
+  const base = input();
+  const r = buildReport({ ...base, rows: base.rows.slice(0, 3), run: { ...base.run, scheduled: 3, shard: "1/3" } });
+  assert.equal(r.status, "SKIP");
+  assert.match(r.reasons.join("; "), /whole_run: partial: shard 1\/3, 3 of 9 attempts/);
+  assert.equal(r.sentence, null);
 });
 
 const failsAlone = (name: string, over: Partial<ReportInput>, status: "SKIP" | "INVALID", reason: RegExp) =>

@@ -8,6 +8,7 @@ import { bootstrapClusters, clusteredRate } from "../stats/cluster.js";
 import { proportionInterval } from "../stats/proportion.js";
 import { chiSquareSurvival } from "../stats/special.js";
 import { GRADER_ATTACKS, type Violation } from "../attempt/tamper.js";
+import { finalRows } from "../attempt/schedule.js";
 import { taskOutcome, type TaskOutcome } from "../attempt/task-outcome.js";
 
 /** The report model: everything `report` prints, recomputed from card, lock and rows. Pure. */
@@ -50,6 +51,12 @@ export interface RunInfo {
   isolation: "process" | "bwrap";
   agent_id: string;
   agent_fingerprint: string;
+  /** "i/N"; a run that is one shard of several is partial. Absent means the whole run. */
+  shard?: string;
+  /** The environment digest recorded by run (absent in older runs). */
+  environment_digest?: string | null;
+  /** How many shards `benchcard merge` made this run from (0 for an ordinary run). */
+  merged_shards?: number;
 }
 
 export interface ReportInput {
@@ -78,6 +85,15 @@ export interface Report {
     isolation: string;
     hidden_guaranteed_secret: boolean;
     oracle_integrity: "per_test" | "exit_code_only";
+    shard: string;
+    merged_shards: number;
+    environment_digest: string | null;
+    leak_check: "done" | "not done";
+    timeout_policy: "fail" | "exclude";
+    envelope: { wall_s: number; max_output_tokens: number | "unknown"; max_steps: number | "unknown"; max_retries: number };
+    /** The most tries any scheduled attempt got (1 without retries). */
+    most_tries: number;
+    retried_attempts: number;
     replays: number;
     seed: number;
     split: string;
@@ -109,7 +125,10 @@ const REQUIRED_TEXT: readonly [string, (c: Card) => string][] = [
 ];
 
 export function buildReport(input: ReportInput): Report {
-  const { card, lock, rows, run } = input;
+  const { card, lock, run } = input;
+  // Retries are rows of their own; only each attempt's last row is scored.
+  const allRows = input.rows;
+  const rows = finalRows(allRows);
   const policy = card.policy;
   const byTask = new Map<string, Row[]>();
   for (const row of rows) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), row]);
@@ -135,14 +154,26 @@ export function buildReport(input: ReportInput): Report {
     input.drift.length === 0 ? "the pack matches its lock" : `the pack drifted from its lock: ${input.drift.map((d) => `${d.change} ${d.path}`).join(", ")}`,
     "SKIP",
   );
+  const shard = run.shard ?? "1/1";
+  const full = input.scheduledTasks.length * run.replays;
+  gate(
+    "whole_run",
+    shard === "1/1",
+    shard === "1/1"
+      ? (run.merged_shards ?? 0) > 0
+        ? `merged from ${run.merged_shards} shards that cover every attempt once`
+        : "the run covers its whole split"
+      : `partial: shard ${shard}, ${rows.length} of ${full} attempts; merge the shards with \`benchcard merge\``,
+    "SKIP",
+  );
   const redAtFreeze = Object.entries(lock.validation.tasks).filter(([, t]) => t.status !== "green").map(([id]) => id);
   gate("controls_green_at_freeze", redAtFreeze.length === 0, redAtFreeze.length === 0 ? `every task's controls were green at freeze (k=${lock.validation.oracle_repeats})` : `controls not green at freeze: ${redAtFreeze.join(", ")}`);
-  const attemptIds = new Set(rows.map((r) => r.attempt_id));
-  const duplicates = rows.length - attemptIds.size;
+  const attemptIds = new Set(allRows.map((r) => r.attempt_id));
+  const duplicates = allRows.length - attemptIds.size;
   gate(
     "ledger_complete",
     rows.length === run.scheduled && duplicates === 0,
-    rows.length === run.scheduled && duplicates === 0 ? `every scheduled attempt has one row (${run.scheduled})` : `${rows.length} rows for ${run.scheduled} scheduled attempts${duplicates > 0 ? `, ${duplicates} duplicated` : ""}; finish it with \`benchcard run --resume\``,
+    rows.length === run.scheduled && duplicates === 0 ? `every scheduled attempt has a final row (${run.scheduled})` : `${rows.length} rows for ${run.scheduled} scheduled attempts${duplicates > 0 ? `, ${duplicates} duplicated` : ""}; finish it with \`benchcard run --resume\``,
   );
   const fingerprints = new Set(rows.map((r) => r.agent_fingerprint));
   const packs = new Set(rows.map((r) => `${r.pack_hash}/${r.card_hash}`));
@@ -199,10 +230,21 @@ export function buildReport(input: ReportInput): Report {
     .map((t) => {
       const outcome: Outcome | "missing" = judged.get(t.id)?.outcome ?? "missing";
       const expected = t.role === "negative" ? "pass" : "not pass";
-      return { task_id: t.id, role: t.role, outcome, expected, ok: t.role === "negative" ? true : outcome !== "pass" };
+      return { task_id: t.id, role: t.role, outcome, expected, ok: t.role === "negative" ? outcome === "pass" : outcome !== "pass" };
     });
   const cheated = controls.filter((c) => c.role === "must_fail_forever" && c.outcome === "pass").map((c) => c.task_id);
-  gate("run_controls", cheated.length === 0, cheated.length === 0 ? "no must_fail_forever task passed" : `must_fail_forever task(s) passed, so the grader or the agent cheated: ${cheated.join(", ")}`);
+  const broken = controls.filter((c) => c.role === "negative" && c.outcome !== "pass").map((c) => `${c.task_id} (${c.outcome})`);
+  const controlProblems = [
+    cheated.length > 0 ? `must_fail_forever task(s) passed, so the grader or the agent cheated: ${cheated.join(", ")}` : "",
+    broken.length > 0 ? `negative control(s) not kept green, so the harness, the grader or the agent broke an already-green task: no score until explained: ${broken.join(", ")}` : "",
+  ].filter(Boolean);
+  gate(
+    "run_controls",
+    controlProblems.length === 0,
+    controlProblems.length === 0
+      ? `controls held in this run: ${controls.filter((c) => c.role === "negative").length} negative kept green, ${controls.filter((c) => c.role === "must_fail_forever").length} must_fail_forever not passed`
+      : controlProblems.join("; "),
+  );
 
   const homogeneity = homogeneityTest(strata, policy.homogeneity_alpha);
   let overallWithheld: string | null = null;
@@ -224,6 +266,19 @@ export function buildReport(input: ReportInput): Report {
     isolation: weakest,
     hidden_guaranteed_secret: weakest === "bwrap",
     oracle_integrity: exitCodeOnly.length === 0 ? ("per_test" as const) : ("exit_code_only" as const),
+    shard,
+    merged_shards: run.merged_shards ?? 0,
+    environment_digest: run.environment_digest ?? null,
+    timeout_policy: card.policy.timeout,
+    leak_check: card.contamination.denylist === undefined || card.contamination.denylist === UNKNOWN ? ("not done" as const) : ("done" as const),
+    envelope: {
+      wall_s: card.envelope.wall_s,
+      max_output_tokens: card.envelope.max_output_tokens,
+      max_steps: card.envelope.max_steps,
+      max_retries: card.envelope.max_retries,
+    },
+    most_tries: Math.max(1, ...allRows.map((r) => r.retry + 1)),
+    retried_attempts: rows.filter((r) => r.retry > 0).length,
     replays: run.replays,
     seed: run.seed,
     split: run.split,
@@ -342,6 +397,10 @@ export function homogeneityTest(strata: readonly StratumSummary[], alpha: number
   return { statistic, df, p: pValue, alpha, homogeneous: pValue >= alpha };
 }
 
+/**
+ * The citeable sentence: every part a reader needs to judge the number, derived from the report
+ * (never a hard-coded phrase). Short hashes in text; the JSON identity has the full ones.
+ */
 export function citeableSentence(report: Report): string {
   const id = report.identity;
   const strata = report.strata
@@ -352,18 +411,31 @@ export function citeableSentence(report: Report): string {
     report.overall_withheld === null && o.interval !== null
       ? `; overall ${o.counts.pass}/${o.scored} [${o.interval[0].toFixed(2)}, ${o.interval[1].toFixed(2)}]`
       : "; no overall rate (strata not pooled)";
-  const censored = (["infra", "harness", "void"] as const)
-    .map((k) => (o.counts[k] > 0 ? `${o.counts[k]} ${k}` : ""))
-    .filter(Boolean);
-  const timeouts = report.identity && o.counts.timeout > 0 ? `, ${o.counts.timeout} timeout${o.counts.timeout > 1 ? "s" : ""}` : "";
+  const censored = (["infra", "harness", "void"] as const).map((k) => `${o.counts[k]} ${k}`).join(", ");
+  const timeouts = o.counts.timeout > 0 ? `, ${o.counts.timeout} timeout${o.counts.timeout > 1 ? "s" : ""} ${id.timeout_policy === "fail" ? "scored as fails" : "excluded"}` : "";
+  const perStratum = report.strata.map((s) => `${s.id} ${s.scheduled}`).join(", ");
   const tasks = report.strata.reduce((a, s) => a + s.scheduled, 0);
+  const env = id.envelope;
+  const cap = (v: number | "unknown", unit: string) => (v === "unknown" ? `${unit} uncapped` : `${v} ${unit}`);
+  const tries =
+    id.most_tries === 1
+      ? env.max_retries === 0
+        ? "one attempt per task"
+        : `one attempt per task (up to ${env.max_retries + 1} allowed after infra or timeout, none needed)`
+      : `up to ${id.most_tries} attempts per task (${id.retried_attempts} retried after infra or timeout; the last one scored)`;
+  const negatives = report.controls.filter((c) => c.role === "negative").length;
+  const never = report.controls.filter((c) => c.role === "must_fail_forever").length;
+  const controls = negatives + never === 0 ? "no run controls" : `controls green (${negatives} negative kept green, ${never} must_fail_forever not passed)`;
   return (
-    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}…), ${tasks} tasks in ${report.strata.length} strata, ` +
-    `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}…), one attempt, ${id.replays} replay${id.replays > 1 ? "s" : ""}, ` +
+    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}, split ${id.split}), ${tasks} tasks in ${report.strata.length} strata (${perStratum}), ` +
+    `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}), envelope ${env.wall_s} s wall, ${cap(env.max_output_tokens, "output tokens")}, ${cap(env.max_steps, "steps")}, ${tries}, ` +
+    `${id.replays} replay${id.replays > 1 ? "s" : ""}, seed ${id.seed}, ` +
     `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, ` +
-    `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : "graded by exit code only"}, controls green: ` +
+    `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : "graded by exit code only"}, ${controls}, ` +
+    `leak check ${id.leak_check}: ` +
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
-    `${timeouts}; ${censored.length === 0 ? "0 censored" : `${censored.join(", ")} excluded`}.`
+    `${timeouts}; censored ${censored}` +
+    `${id.environment_digest === null ? "; environment not recorded" : `; environment ${id.environment_digest.slice(0, 12)}`}.`
   );
 }
 
