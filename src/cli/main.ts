@@ -13,6 +13,7 @@ const compareCommand: Command = async (a, io) => (await import("./commands/compa
 const probeCommand: Command = async (a, io) => (await import("./commands/probe.js")).probeCommand(a, io);
 const validateCommand: Command = async (a, io) => (await import("./commands/pack.js")).validateCommand(a, io);
 const freezeCommand: Command = async (a, io) => (await import("./commands/pack.js")).freezeCommand(a, io);
+const mergeCommand: Command = async (a, io) => (await import("./commands/merge.js")).mergeCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -25,15 +26,21 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     summary:
       "run <pack> --agent oracle|nop|spec.yaml --out DIR [--jobs N] [--replays R] [--seed S]\n" +
       "        [--split holdout|tune|all] [--isolation process|bwrap] [--shard i/N] [--run-id ID]\n" +
-      "      run --resume <run-dir>            run every scheduled attempt into an append-only ledger",
+      "      run --resume <run-dir> [--pack DIR]   run every scheduled attempt into an append-only ledger",
   },
   report: {
     run: reportCommand,
-    summary: "report <run-dir> [--json | --md | --html FILE]   gates, strata with intervals, the citeable sentence",
+    summary: "report <run-dir> [--json | --md | --html FILE] [--pack DIR]   gates, strata with intervals, the citeable sentence",
   },
   compare: {
     run: compareCommand,
-    summary: "compare <runA> <runB> [--json | --md | --html FILE] [--seed S]   paired comparison and a pre-registered decision",
+    summary:
+      "compare <runA> <runB> [--json | --md | --html FILE] [--seed S] [--pack DIR] [--allow-env-drift]\n" +
+      "                                        paired comparison and a pre-registered decision",
+  },
+  merge: {
+    run: mergeCommand,
+    summary: "merge <run-dir>... --out DIR [--pack DIR] [--json]   shards of one run into one run (exit 3 on a mismatch)",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

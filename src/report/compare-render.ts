@@ -38,7 +38,8 @@ export function renderComparison(c: Comparison): string {
   out.push(`intervals: Newcombe paired (method 10), ${Math.round(c.confidence * 100)}%; MDD: smallest difference detectable at ${Math.round(c.power * 100)}% power for this n and discordance`);
   if (c.bootstrap) out.push(`task-clustered bootstrap of A − B: ${c.bootstrap.interval ? `[${f(c.bootstrap.interval[0])}, ${f(c.bootstrap.interval[1])}]` : "-"} (${c.bootstrap.resamples} resamples, seed ${c.bootstrap.seed})`);
   out.push(`tokens per pass: A ${f(c.a.tokens_per_pass, 0)}, B ${f(c.b.tokens_per_pass, 0)}; seconds per pass: A ${f(c.a.seconds_per_pass, 2)}, B ${f(c.b.seconds_per_pass, 2)}`);
-  out.push("", `winner: ${c.winner ?? "none"}`, `decision: ${c.decision?.reason ?? "-"}`);
+  out.push("", `winner: ${c.winner ?? "none"}`, `decision: ${c.decision?.reason ?? "-"}`, `environment: ${c.environment}`);
+  if (c.sentence !== null) out.push("", c.sentence);
   return out.join("\n");
 }
 
@@ -53,6 +54,8 @@ export function renderComparisonMarkdown(c: Comparison): string {
     ...[...c.strata, ...(c.overall ? [c.overall] : [])].map((s) => md(cells(s))),
     "",
     `Decision: ${c.decision?.reason ?? "-"}`,
+    "",
+    `> ${c.sentence ?? ""}`,
   ].join("\n");
 }
 
@@ -63,7 +66,7 @@ export function renderComparisonHtml(c: Comparison): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>benchcard compare</title><style>${STYLE}</style></head><body>
 <h1>Compare: <span class="status ${c.status}">${c.status}</span></h1>
 <p>A: ${esc(c.a.agent_id)} (run ${esc(c.a.run_id)}); B: ${esc(c.b.agent_id)} (run ${esc(c.b.run_id)})</p>
-${c.status === "OK" ? `<h2>Winner: <span class="winner">${c.winner ?? "none"}</span></h2><p class="decision">${esc(c.decision?.reason ?? "")}</p>${plot}
+${c.status === "OK" ? `<h2>Winner: <span class="winner">${c.winner ?? "none"}</span></h2><p class="decision">${esc(c.decision?.reason ?? "")}</p><p class="sentence">${esc(c.sentence ?? "")}</p>${plot}
 <table class="paired"><tr>${HEADER.map((h) => `<th>${h}</th>`).join("")}</tr>${rows.map((s) => `<tr>${cells(s).map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`).join("")}</table>` : `<p class="refusal">${esc(c.reasons.join("; "))}</p>`}
 </body></html>
 `;

@@ -22,7 +22,7 @@ test("report: OK on an oracle run, JSON with a top-level status, the citeable se
   assert.equal(text.code, 0, text.stdout + text.stderr);
   assert.match(text.stdout, /^status: OK/);
   const lines = text.stdout.trim().split("\n");
-  assert.match(lines[lines.length - 1]!, /^On tiny-fix 1\.0\.0 \(pack [0-9a-f]{12}…\), 8 tasks in 2 strata, agent oracle .* py-fix 4\/4 \[0\.51, 1\.00\], js-fix 4\/4 \[0\.51, 1\.00\]; overall 8\/8 \[0\.68, 1\.00\]/);
+  assert.match(lines[lines.length - 1]!, /^On tiny-fix 1\.0\.0 \(pack [0-9a-f]{12}, split all\), 8 tasks in 2 strata \(py-fix 4, js-fix 4\), agent oracle .* py-fix 4\/4 \[0\.51, 1\.00\], js-fix 4\/4 \[0\.51, 1\.00\]; overall 8\/8 \[0\.68, 1\.00\]/);
   const json = JSON.parse((await runCli(["report", runDir, "--json"])).stdout) as Report;
   assert.equal(json.schema, "benchcard.report/1");
   assert.equal(json.status, "OK");
@@ -67,7 +67,7 @@ test("the HTML report in headless Chromium: gates, forest plot and per-task tabl
     const tab = await browser.newPage();
     await tab.goto(`file://${html}`);
     assert.equal(await tab.locator("h1 .status").innerText(), "OK");
-    assert.equal(await tab.locator("table.gates tr.gate").count(), 13);
+    assert.equal(await tab.locator("table.gates tr.gate").count(), 14);
     assert.ok(await tab.locator("table.gates").isVisible());
     const svg = tab.locator("svg.forest");
     assert.ok(await svg.isVisible());

@@ -345,6 +345,8 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     BENCHCARD_PROMPT_FILE: paths.promptFile,
     BENCHCARD_WORKSPACE: paths.workspace,
     BENCHCARD_USAGE_FILE: paths.usageFile,
+    // The envelope's caps reach the agent; a usage report above them is `truncated`.
+    ...capEnv(ctx.pack.card.envelope),
   };
   const specDir = dirname(agent.path);
   const network = effectiveNetwork(ctx.pack.card.envelope.network, agent.spec.network);
@@ -405,3 +407,11 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
+
+/** BENCHCARD_MAX_OUTPUT_TOKENS and BENCHCARD_MAX_STEPS for caps the card sets; none for `unknown`. */
+export function capEnv(envelope: { max_output_tokens: number | "unknown"; max_steps: number | "unknown" }): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (envelope.max_output_tokens !== "unknown") env.BENCHCARD_MAX_OUTPUT_TOKENS = String(envelope.max_output_tokens);
+  if (envelope.max_steps !== "unknown") env.BENCHCARD_MAX_STEPS = String(envelope.max_steps);
+  return env;
+}

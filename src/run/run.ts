@@ -21,6 +21,7 @@ import { indexLock, runAttempt, signature, type RunContext } from "./attempt.js"
 import { readEnvironment, type Environment } from "./environment.js";
 import { LedgerWriter, readLedger } from "./ledger.js";
 import { locatePack, packRelative } from "./locate-pack.js";
+import { preflightAgent } from "./preflight.js";
 
 export const RUN_FILE = "run.json";
 export const LEDGER_FILE = "ledger.jsonl";
@@ -55,7 +56,7 @@ export interface RunRecord {
   /** Tools and versions the run ran with (absent in runs from older versions). */
   environment?: Environment;
   /** For a run made by `benchcard merge`: the shards it was made of. */
-  merged_from?: { run_id: string; shard: string; dir: string; rows: number }[];
+  merged_from?: { run_id: string; shard: string; dir: string; rows: number; environment_digest: string | null }[];
   started_at: string;
   ended_at: string | null;
 }
@@ -107,6 +108,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   if (network.allow !== "none" && options.driver.kind !== "bwrap") {
     throw new BenchcardError("refused", `Cannot run agent "${agent.id}" with a network allowlist under ${options.driver.kind} isolation: only bwrap can hold the rest of the network back`);
   }
+  await preflightAgent(agent, options.driver, options.env);
   const started = options.clock();
   const runId = options.runId ?? `${started.toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${agent.id}-${randomBytes(3).toString("hex")}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) throw new BenchcardError("bad_input", `Cannot use run id "${runId}": expected letters, digits, ".", "_" or "-"`);
@@ -150,7 +152,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
     started_at: started.toISOString(),
     ended_at: null,
   };
-  const attempts = plan(pack, lock, record);
+  const attempts = planAttempts(lock, record);
   record.scheduled = attempts.length;
   await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return execute({ runDir, record, pack, lock, snapshot, agent, attempts, options, repairedBytes: 0 });
@@ -196,11 +198,12 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
   if (driver.kind !== record.isolation) {
     throw new BenchcardError("bad_input", `Cannot resume "${runDir}" with isolation "${driver.kind}": the run started with "${record.isolation}"`);
   }
+  await preflightAgent(agent, driver, options.env);
   const { rows, repairedBytes } = await readLedger(join(runDir, LEDGER_FILE), { repair: true });
   // An attempt is done when its last row is final: not retryable, or out of retries.
   const maxRetries = pack.card.envelope.max_retries;
   const last = new Map(finalRows(rows).map((r) => [baseAttemptId(r.attempt_id), r]));
-  const attempts = plan(pack, lock, record).flatMap((a) => {
+  const attempts = planAttempts(lock, record).flatMap((a) => {
     const row = last.get(a.attempt_id);
     if (row === undefined) return [a];
     return RETRYABLE.has(row.outcome) && row.retry < maxRetries ? [{ ...a, firstRetry: row.retry + 1 }] : [];
@@ -232,12 +235,15 @@ export async function readRunRecord(runDir: string): Promise<RunRecord> {
   }
 }
 
-function plan(pack: LoadedPack, lock: Lock, record: RunRecord): ScheduledAttempt[] {
+/** The attempts a run (or one shard of it) schedules, from the lock's tasks and the run's settings. */
+export function planAttempts(lock: Lock, record: Pick<RunRecord, "split" | "shard" | "replays" | "seed">): ScheduledAttempt[] {
   const inSplit = (id: string) =>
     record.split === "all" || (record.split === "holdout" ? lock.split?.holdout.includes(id) : lock.split?.tune.includes(id)) === true;
   const [index, count] = record.shard.split("/").map(Number) as [number, number];
   return scheduleAttempts(
-    pack.tasks.filter((t) => inSplit(t.task.id)).map((t) => ({ id: t.task.id, stratum: t.task.stratum })),
+    Object.entries(lock.validation.tasks)
+      .filter(([id]) => inSplit(id))
+      .map(([id, t]) => ({ id, stratum: t.stratum })),
     { replays: record.replays, seed: record.seed, shard: { index, count } },
   );
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
 import { createCgroup, rlimitArgs, type Limits } from "./limits.js";
@@ -68,7 +68,9 @@ export class BwrapDriver implements SandboxDriver {
     const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];
     try {
       const result = await this.inner.exec({ ...request, argv });
-      return { ...result, limits: report };
+      // bwrap exits 1 and says so when the program cannot be executed: the child never started.
+      const failed = result.exitCode === 1 ? execFailure(request.stderrFile) : null;
+      return { ...result, limits: report, ...(failed === null ? {} : { spawnError: failed }) };
     } finally {
       await cgroup.dispose();
     }
@@ -104,4 +106,20 @@ function lstatOrNull(path: string) {
   } catch {
     return null;
   }
+}
+
+/** bwrap's own "execvp" line at the start of the child's stderr, when it could not start the program. */
+function execFailure(stderrFile: string): string | null {
+  let head = "";
+  try {
+    const fd = openSync(stderrFile, "r");
+    const buffer = Buffer.alloc(1024);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    closeSync(fd);
+    head = buffer.subarray(0, n).toString("utf8");
+  } catch {
+    return null;
+  }
+  const line = head.split("\n")[0] ?? "";
+  return /^bwrap: execvp /.test(line) ? line : null;
 }

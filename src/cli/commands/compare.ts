@@ -27,6 +27,7 @@ export async function compareCommand(args: readonly string[], io: Io): Promise<E
     tieBand: policy.tie_band,
     resamples: policy.bootstrap_resamples,
     seed: values.seed === undefined ? 0 : integer("seed", values.seed),
+    allowEnvDrift: values["allow-env-drift"] === true,
   });
   if (values.html !== undefined) {
     const file = resolve(io.cwd, values.html);

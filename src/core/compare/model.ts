@@ -41,7 +41,13 @@ export interface Comparison {
   bootstrap: { resamples: number; seed: number; interval: [number, number] | null } | null;
   winner: "A" | "B" | null;
   decision: Decision | null;
+  /** The environments of the two runs: the same, differing (refused unless allowed), or unknown. */
+  environment: EnvironmentMatch;
+  /** The citeable sentence of the comparison; null unless OK. */
+  sentence: string | null;
 }
+
+export type EnvironmentMatch = "same" | "differs" | "differs, allowed by --allow-env-drift" | "not recorded";
 
 export interface RunSide {
   run_id: string;
@@ -58,6 +64,8 @@ export interface CompareOptions {
   tieBand: number;
   seed: number;
   resamples: number;
+  /** Whether the two runs' environment digests may differ (compare --allow-env-drift). */
+  allowEnvDrift?: boolean;
 }
 
 function side(r: Report): RunSide {
@@ -100,10 +108,17 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
     power: options.power,
     tie_band: options.tieBand,
   };
+  const envA = a.identity.environment_digest;
+  const envB = b.identity.environment_digest;
+  const environment: EnvironmentMatch =
+    envA === null || envB === null ? "not recorded" : envA === envB ? "same" : options.allowEnvDrift ? "differs, allowed by --allow-env-drift" : "differs";
   const problems = comparabilityProblems(a, b);
+  if (environment === "differs") {
+    problems.push(`the runs' environments differ (A ${envA!.slice(0, 12)}, B ${envB!.slice(0, 12)}: tool versions, kernel or OS); compare them only with --allow-env-drift, which the sentence then states`);
+  }
   if (problems.length > 0) {
     const skip = a.status === "SKIP" || b.status === "SKIP";
-    return { ...base, status: skip ? "SKIP" : "REFUSED", reasons: problems, strata: [], overall: null, bootstrap: null, winner: null, decision: null };
+    return { ...base, status: skip ? "SKIP" : "REFUSED", reasons: problems, strata: [], overall: null, bootstrap: null, winner: null, decision: null, environment, sentence: null };
   }
   const timeoutExcluded = new Set<Outcome>(CENSORED);
   const taskA = new Map(a.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
@@ -142,7 +157,29 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
     bootstrap = { resamples: options.resamples, seed: options.seed, interval };
   }
   const { winner, decision } = decide(overall, strata, base.a, base.b, shared, kinds, taskA, options);
-  return { ...base, status: "OK", reasons: [], strata, overall, bootstrap, winner, decision };
+  const comparison: Comparison = { ...base, status: "OK", reasons: [], strata, overall, bootstrap, winner, decision, environment, sentence: null };
+  comparison.sentence = compareSentence(comparison, a);
+  return comparison;
+}
+
+/**
+ * "On <pack> …, A won w, B won l, t tied, v void; difference d [lo, hi] (Newcombe 95%); decision …",
+ * with the agents, the pack and the environment named.
+ */
+export function compareSentence(c: Comparison, a: Report): string {
+  const o = c.overall!;
+  const id = a.identity;
+  const diff =
+    o.difference === null || o.interval === null
+      ? "no paired difference (no scored pair)"
+      : `difference ${o.difference.toFixed(3)} [${o.interval[0].toFixed(3)}, ${o.interval[1].toFixed(3)}] (Newcombe ${Math.round(c.confidence * 100)}%, A minus B)`;
+  const env = c.environment === "same" ? "same environment" : `environment ${c.environment}`;
+  return (
+    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}, split ${id.split}), ${o.n + o.table.void} paired tasks, ` +
+    `A = ${c.a.agent_id} (${c.a.agent_fingerprint.slice(0, 12)}), B = ${c.b.agent_id} (${c.b.agent_fingerprint.slice(0, 12)}): ` +
+    `A won ${o.table.a_only}, B won ${o.table.b_only}, ${o.table.both_pass + o.table.both_fail} tied, ${o.table.void} void; ${diff}; ` +
+    `decision: ${c.decision === null ? "none" : c.decision.reason}; ${env}.`
+  );
 }
 
 function pairedSummary(id: string, ids: readonly string[], kinds: ReadonlyMap<string, keyof PairedSummary["tasks"]>, options: CompareOptions): PairedSummary {

@@ -1,0 +1,56 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { expandMounts } from "../core/attempt/agent.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { BwrapDriver } from "../sandbox/bwrap.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+import { cleanEnv, createScratch } from "../sandbox/workspace.js";
+import type { ResolvedAgent } from "./agent.js";
+
+const CHECK = `p="$1"; shift
+case "$p" in
+  */*) [ -x "$p" ] || { echo "program $p is missing or not executable"; exit 3; } ;;
+  *) command -v -- "$p" >/dev/null 2>&1 || { echo "program $p is not on PATH ($PATH)"; exit 3; } ;;
+esac
+for f in "$@"; do [ -r "$f" ] || { echo "file $f cannot be read"; exit 3; }; done
+exit 0`;
+
+/**
+ * Before any attempt: inside the same sandbox the agent will run in (driver, mounts, user,
+ * environment), its program resolves and starts, and every file its command names can be read.
+ * An agent that cannot start would otherwise score a fail on every task; it is refused (exit 4)
+ * with what to install or mount.
+ */
+export async function preflightAgent(agent: ResolvedAgent, driver: SandboxDriver, hostEnv: NodeJS.ProcessEnv): Promise<void> {
+  if (agent.kind !== "spec") return;
+  const specDir = dirname(agent.path);
+  const program = agent.spec.command[0]!.replaceAll("{spec_dir}", specDir);
+  const files = agent.spec.command
+    .slice(1)
+    .filter((a) => !a.includes("{prompt_file}") && !a.includes("{workspace}"))
+    .map((a) => a.replaceAll("{spec_dir}", specDir))
+    .filter((a) => a.startsWith("/"));
+  const scratch = await createScratch("benchcard-preflight-");
+  try {
+    const sandbox = driver instanceof BwrapDriver ? driver.with({ readOnly: expandMounts(agent.spec.mounts, specDir) }) : driver;
+    const result = await sandbox.exec({
+      argv: ["/bin/sh", "-c", CHECK, "sh", program, ...files],
+      workspace: scratch.workspace,
+      env: { ...cleanEnv(hostEnv, scratch.home), ...agent.spec.env },
+      timeoutMs: 30_000,
+      stdoutFile: join(scratch.root, "out"),
+      stderrFile: join(scratch.root, "err"),
+      maxLogBytes: 64 * 1024,
+    });
+    if (result.exitCode === 0 && result.spawnError === undefined) return;
+    const said = [await readFile(join(scratch.root, "out"), "utf8").catch(() => ""), await readFile(join(scratch.root, "err"), "utf8").catch(() => "")].join(" ").trim();
+    const why = result.spawnError ?? (said || `the check exited ${result.exitCode}`);
+    throw new BenchcardError(
+      "bad_input",
+      `Cannot run agent "${agent.id}": it cannot start inside the ${driver.kind} sandbox: ${why.split("\n")[0]}. Install it system-wide (under /usr or /opt), or add its folder to the spec's mounts (readable by the sandbox user when benchcard runs as root)`,
+      [{ code: "agent_cannot_start", file: agent.path, path: "command", message: why.split("\n")[0] ?? why }],
+    );
+  } finally {
+    await scratch.dispose();
+  }
+}
