@@ -166,3 +166,18 @@ python3 -c "import socket; s = socket.socket(); s.settimeout(2); s.connect(('127
   assert.equal(refused.code, 4);
   assert.match(refused.stderr, /which the card's envelope does not allow/);
 });
+
+test("a program bwrap cannot execute is a start failure (infra for an agent), never an ordinary exit 1", async (t) => {
+  if (!requireTool(t, "bwrap")) return;
+  const { BwrapDriver } = await import("./bwrap.js");
+  const { createScratch } = await import("./workspace.js");
+  const scratch = await createScratch();
+  t.after(() => scratch.dispose());
+  const run = (argv: string[]) =>
+    new BwrapDriver().exec({ argv, workspace: scratch.workspace, env: { PATH: "/usr/bin:/bin", HOME: scratch.home }, timeoutMs: 10_000, stdoutFile: join(scratch.root, "o"), stderrFile: join(scratch.root, "e"), maxLogBytes: 4096 });
+  const missing = await run(["/no/such/agent"]);
+  assert.match(missing.spawnError ?? "", /^bwrap: execvp \/no\/such\/agent/);
+  const plain = await run(["/bin/sh", "-c", "echo 'bwrap: execvp is only text here' >&2; exit 2"]);
+  assert.equal(plain.spawnError, undefined);
+  assert.equal(plain.exitCode, 2);
+});
