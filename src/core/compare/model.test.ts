@@ -17,13 +17,13 @@ function report(outcomes: Record<string, Outcome>, over: { tokens?: number | nul
     scored: ["infra", "harness", "void"].includes(outcome) ? 0 : 1,
     passes: outcome === "pass" ? 1 : 0,
     drift: 0,
-    attempts: [{ replay: 0, outcome, reason: "", wall_s: over.seconds ?? 1, artifacts: {} }],
+    attempts: [{ replay: 0, outcome, reason: "", wall_s: over.seconds ?? 1, tokens: over.tokens ?? null, artifacts: {} }],
   }));
   const strata = [...new Set(tasks.map((t) => t.stratum))].map((id) => ({ id }));
   return {
     status: over.status ?? "OK",
     reasons: over.status === undefined || over.status === "OK" ? [] : ["a gate failed"],
-    identity: { run_id: "r", agent_id: "x", agent_fingerprint: over.fingerprint ?? "f".repeat(64), pack_hash: over.pack ?? "p", card_hash: "c", split: "all", isolation: "bwrap", replays: over.replays ?? 1 },
+    identity: { run_id: "r", agent_id: "x", agent_fingerprint: over.fingerprint ?? "f".repeat(64), pack_hash: over.pack ?? "p", card_hash: "c", split: "all", isolation: "bwrap", replays: over.replays ?? 1, environment_digest: null },
     strata,
     overall: { tokens_per_pass: over.tokens ?? null },
     tasks,
@@ -67,7 +67,7 @@ test("strata_disagree: overall favours A while a stratum favours B with its inte
   assert.ok(c.strata.filter((x) => x.id !== "t").every((x) => (x.interval?.[0] ?? 0) <= 0), "no A stratum is significant alone");
   assert.ok((c.overall?.interval?.[0] ?? 0) > 0, "overall favours A");
   assert.equal(c.winner, null);
-  assert.match(c.decision?.reason ?? "", /overall favours A but t favours B/);
+  assert.match(c.decision?.reason ?? "", /overall favours A but t favours the other/);
 });
 
 test("depends_on_stratum: removing one stratum flips the winner", () => {
@@ -77,23 +77,46 @@ test("depends_on_stratum: removing one stratum flips the winner", () => {
   const c = buildComparison(a, b, OPTIONS);
   assert.equal(c.winner, null);
   assert.equal(c.decision?.kind, "depends_on_stratum");
-  assert.match(c.decision?.reason ?? "", /winner depends on stratum s/);
+  assert.match(c.decision?.reason ?? "", /winner depends on one stratum: without s the paired interval/);
 });
 
-test("tie_break_tokens: no rate winner, and B needs fewer tokens per pass beyond the tie band", () => {
+test("tie_break_tokens: no rate winner; B cheaper per pass, shown by the bootstrap, named as cost, not as a winner", () => {
   const a = report({ ...many("s", 6, "pass"), ...many("t", 6, "fail") }, { tokens: 2000 });
   const b = report({ ...many("s", 6, "pass"), ...many("t", 6, "fail") }, { tokens: 1000 });
   const c = buildComparison(a, b, OPTIONS);
-  assert.equal(c.winner, "B");
+  assert.equal(c.winner, null);
+  assert.equal(c.rate_winner, null);
+  assert.equal(c.cost_winner?.agent, "B");
+  assert.equal(c.cost_winner?.by, "tokens_per_pass");
+  assert.deepEqual(c.cost_winner?.interval, [2, 2]);
   assert.equal(c.decision?.kind, "tie_break_tokens");
+  assert.match(c.decision?.reason ?? "", /^no difference in pass rate .*; B cheaper per pass in tokens: ratio A\/B 2\.000 \[2\.000, 2\.000\]/);
 });
 
 test("tie_break_seconds: tokens within the band, seconds beyond it", () => {
   const a = report(many("s", 6, "pass"), { tokens: 1000, seconds: 10 });
   const b = report(many("s", 6, "pass"), { tokens: 1050, seconds: 20 });
   const c = buildComparison(a, b, OPTIONS);
-  assert.equal(c.winner, "A");
+  assert.equal(c.cost_winner?.agent, "A");
   assert.equal(c.decision?.kind, "tie_break_seconds");
+});
+
+test("cost per pass that differs only because pass counts differ by chance is no cost winner", () => {
+  // Same tokens per attempt; A passed 6 of 12, B 5 of 12: the point ratio 0.83 is beyond the
+  // band, but the paired bootstrap's interval holds 1.
+  const a = report({ ...many("s", 6, "pass"), ...many("t", 6, "fail") }, { tokens: 1000 });
+  const b = report({ ...many("s", 5, "pass"), "s-5": "fail", ...many("t", 6, "fail") }, { tokens: 1000 });
+  const c = buildComparison(a, b, OPTIONS);
+  assert.equal(c.rate_winner, null);
+  assert.equal(c.cost_winner, null);
+  assert.equal(c.decision?.kind, "draw");
+});
+
+test("one stratum: a clear difference names the winner (the stratum check is vacuous)", () => {
+  const c = buildComparison(report(many("s", 12, "pass")), report(many("s", 12, "fail")), OPTIONS);
+  assert.equal(c.winner, "A");
+  assert.equal(c.decision?.kind, "rate");
+  assert.ok(c.rule_detectable_difference !== null && c.rule_detectable_difference.power === 0.8);
 });
 
 test("draw: no rate winner and both tie-breaks within the band", () => {

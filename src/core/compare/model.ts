@@ -2,7 +2,9 @@ import { CENSORED, type Outcome } from "../attempt/outcome.js";
 import { nextInt, seededPrng } from "../common/random.js";
 import type { Report } from "../report/report-model.js";
 import { percentileInterval } from "../stats/quantile.js";
+import { cheaper, costRatio } from "./cost.js";
 import { mcnemarExact, minimumDetectableDifference, newcombePaired, type PairedTable } from "./paired.js";
+import { rateDecision, ruleDetectableDifference } from "./rule.js";
 
 /** The comparison model of `benchcard compare`: paired, per stratum, with a pre-registered decision. Pure. */
 
@@ -39,8 +41,14 @@ export interface Comparison {
   strata: PairedSummary[];
   overall: PairedSummary | null;
   bootstrap: { resamples: number; seed: number; interval: [number, number] | null } | null;
+  /** The rate winner (the same as rate_winner): a cost difference never makes a winner. */
   winner: "A" | "B" | null;
+  rate_winner: "A" | "B" | null;
+  /** With no difference in pass rate: the agent cheaper per pass, when a paired bootstrap shows it beyond the tie band. */
+  cost_winner: CostWinner | null;
   decision: Decision | null;
+  /** The smallest true difference the whole decision rule detects at the card's power, by seeded simulation. */
+  rule_detectable_difference: { value: number | null; power: number; simulations: number; seed: number } | null;
   /** The environments of the two runs: the same, differing (refused unless allowed), or unknown. */
   environment: EnvironmentMatch;
   /** The citeable sentence of the comparison; null unless OK. */
@@ -48,6 +56,19 @@ export interface Comparison {
 }
 
 export type EnvironmentMatch = "same" | "differs" | "differs, allowed by --allow-env-drift" | "not recorded";
+
+export interface CostWinner {
+  agent: "A" | "B";
+  by: "tokens_per_pass" | "seconds_per_pass";
+  /** A's cost per pass over B's. */
+  ratio: number;
+  interval: [number, number];
+  resamples: number;
+  seed: number;
+}
+
+/** Simulations behind the rule's detectable difference (each bisection step). */
+export const RULE_SIMULATIONS = 400;
 
 export interface RunSide {
   run_id: string;
@@ -118,10 +139,24 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
   }
   if (problems.length > 0) {
     const skip = a.status === "SKIP" || b.status === "SKIP";
-    return { ...base, status: skip ? "SKIP" : "REFUSED", reasons: problems, strata: [], overall: null, bootstrap: null, winner: null, decision: null, environment, sentence: null };
+    return {
+      ...base,
+      status: skip ? "SKIP" : "REFUSED",
+      reasons: problems,
+      strata: [],
+      overall: null,
+      bootstrap: null,
+      winner: null,
+      rate_winner: null,
+      cost_winner: null,
+      decision: null,
+      rule_detectable_difference: null,
+      environment,
+      sentence: null,
+    };
   }
   const timeoutExcluded = new Set<Outcome>(CENSORED);
-  const taskA = new Map(a.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
+  const taskA: ReadonlyMap<string, Report["tasks"][number]> = new Map(a.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
   const taskB = new Map(b.tasks.filter((t) => t.role === "normal").map((t) => [t.task_id, t]));
   const shared = [...taskA.keys()].filter((id) => taskB.has(id)).sort();
   const strataIds = a.strata.map((s) => s.id);
@@ -156,8 +191,33 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
     }
     bootstrap = { resamples: options.resamples, seed: options.seed, interval };
   }
-  const { winner, decision } = decide(overall, strata, base.a, base.b, shared, kinds, taskA, options);
-  const comparison: Comparison = { ...base, status: "OK", reasons: [], strata, overall, bootstrap, winner, decision, environment, sentence: null };
+  const { rateWinner, costWinner, decision } = decide(overall, strata, shared, kinds, taskA, taskB, options);
+  const layout = {
+    sizes: strata.map((s) => s.n),
+    discordance: overall.discordance ?? 0,
+    bothPassShare: overall.table.both_pass + overall.table.both_fail === 0 ? 0.5 : overall.table.both_pass / (overall.table.both_pass + overall.table.both_fail),
+  };
+  const ruleMdd = {
+    value: ruleDetectableDifference(layout, { confidence: options.confidence, power: options.power, simulations: RULE_SIMULATIONS, seed: options.seed }),
+    power: options.power,
+    simulations: RULE_SIMULATIONS,
+    seed: options.seed,
+  };
+  const comparison: Comparison = {
+    ...base,
+    status: "OK",
+    reasons: [],
+    strata,
+    overall,
+    bootstrap,
+    winner: rateWinner,
+    rate_winner: rateWinner,
+    cost_winner: costWinner,
+    decision,
+    rule_detectable_difference: ruleMdd,
+    environment,
+    sentence: null,
+  };
   comparison.sentence = compareSentence(comparison, a);
   return comparison;
 }
@@ -213,63 +273,66 @@ export function direction(s: Pick<PairedSummary, "interval">): -1 | 0 | 1 {
   return 0;
 }
 
-const NAME = { 1: "A", [-1]: "B" } as const;
-
 function decide(
   overall: PairedSummary,
   strata: readonly PairedSummary[],
-  a: RunSide,
-  b: RunSide,
   shared: readonly string[],
   kinds: ReadonlyMap<string, keyof PairedSummary["tasks"]>,
-  taskA: ReadonlyMap<string, { stratum: string }>,
+  taskA: ReadonlyMap<string, Report["tasks"][number]>,
+  taskB: ReadonlyMap<string, Report["tasks"][number]>,
   options: CompareOptions,
-): { winner: Comparison["winner"]; decision: Decision } {
-  const overallDir = direction(overall);
-  const signs = strata.map((s) => ({ id: s.id, dir: direction(s) }));
-  const favours = (d: 1 | -1) => signs.filter((s) => s.dir === d).map((s) => s.id);
-  if (favours(1).length > 0 && favours(-1).length > 0) {
+): { rateWinner: "A" | "B" | null; costWinner: CostWinner | null; decision: Decision } {
+  const tables = strata.map((s) => ({
+    id: s.id,
+    table: { bothPass: s.table.both_pass, aOnly: s.table.a_only, bOnly: s.table.b_only, bothFail: s.table.both_fail },
+  }));
+  const rate = rateDecision(tables, options.confidence);
+  const iv = `${fmt(overall.difference)} [${fmt(overall.interval?.[0])}, ${fmt(overall.interval?.[1])}]`;
+  if (rate.kind === "rate") {
     return {
-      winner: null,
+      rateWinner: rate.winner,
+      costWinner: null,
       decision: {
-        kind: "strata_disagree",
-        reason: `strata disagree: ${favours(1).join(", ")} favour${favours(1).length === 1 ? "s" : ""} A and ${favours(-1).join(", ")} favour${favours(-1).length === 1 ? "s" : ""} B, each with an interval excluding 0; no global winner`,
+        kind: "rate",
+        reason: `${rate.winner} wins on pass rate: paired difference ${iv} excludes 0, and no stratum points the other way${strata.length > 1 ? " or carries the result alone" : ""}`,
       },
     };
   }
-  if (overallDir !== 0) {
-    const opposite = signs.filter((s) => s.dir === -overallDir).map((s) => s.id);
-    if (opposite.length > 0) {
-      return { winner: null, decision: { kind: "strata_disagree", reason: `overall favours ${NAME[overallDir]} but ${opposite.join(", ")} favour${opposite.length === 1 ? "s" : ""} ${NAME[-overallDir as 1 | -1]} with an interval excluding 0` } };
-    }
-    for (const s of strata) {
-      const rest = pairedSummary("without", shared.filter((id) => taskA.get(id)!.stratum !== s.id), kinds, options);
-      if (direction(rest) !== overallDir) {
-        return {
-          winner: null,
-          decision: { kind: "depends_on_stratum", reason: `winner depends on stratum ${s.id}: without it the paired interval is [${fmt(rest.interval?.[0])}, ${fmt(rest.interval?.[1])}]` },
-        };
-      }
-    }
-    const w = NAME[overallDir];
-    return {
-      winner: w,
-      decision: { kind: "rate", reason: `${w} wins on pass rate: paired difference ${fmt(overall.difference)} [${fmt(overall.interval?.[0])}, ${fmt(overall.interval?.[1])}] excludes 0, and no stratum points the other way` },
-    };
-  }
-  const noRate = `no rate winner (paired difference ${fmt(overall.difference)} [${fmt(overall.interval?.[0])}, ${fmt(overall.interval?.[1])}] holds 0)`;
-  for (const [kind, label, x, y] of [
-    ["tie_break_tokens", "tokens per pass", a.tokens_per_pass, b.tokens_per_pass],
-    ["tie_break_seconds", "seconds per pass", a.seconds_per_pass, b.seconds_per_pass],
+  if (rate.kind === "strata_disagree") return { rateWinner: null, costWinner: null, decision: { kind: "strata_disagree", reason: `strata disagree: ${rate.detail}; no global winner` } };
+  if (rate.kind === "depends_on_stratum") return { rateWinner: null, costWinner: null, decision: { kind: "depends_on_stratum", reason: `winner depends on one stratum: ${rate.detail}` } };
+  const noRate = `no difference in pass rate (paired difference ${iv} holds 0)`;
+  const scored = shared.filter((id) => kinds.get(id) !== "void");
+  const passes = (t: Report["tasks"][number]) => t.attempts.filter((a) => a.outcome === "pass").length;
+  for (const [kind, by, label, cost] of [
+    ["tie_break_tokens", "tokens_per_pass", "tokens", (t: Report["tasks"][number]) => sumOrNull(t.attempts.map((a) => a.tokens))],
+    ["tie_break_seconds", "seconds_per_pass", "seconds", (t: Report["tasks"][number]) => t.attempts.reduce((acc, a) => acc + a.wall_s, 0)],
   ] as const) {
-    if (x === null || y === null || Math.max(x, y) === 0) continue;
-    const gap = Math.abs(x - y) / Math.max(x, y);
-    if (gap > options.tieBand) {
-      const w = x < y ? "A" : "B";
-      return { winner: w, decision: { kind, reason: `${noRate}; ${w} needs ${(gap * 100).toFixed(0)}% fewer ${label} (${fmt(x)} vs ${fmt(y)}), beyond the tie band ${options.tieBand}` } };
+    const ratio = costRatio(
+      scored.map((id) => ({ costA: cost(taskA.get(id)!), costB: cost(taskB.get(id)!), passesA: passes(taskA.get(id)!), passesB: passes(taskB.get(id)!) })),
+      { resamples: options.resamples, seed: options.seed, confidence: options.confidence },
+    );
+    const who = cheaper(ratio, options.tieBand);
+    if (who !== null && ratio !== null && ratio.ratio !== null && ratio.interval !== null) {
+      return {
+        rateWinner: null,
+        costWinner: { agent: who, by, ratio: ratio.ratio, interval: ratio.interval, resamples: ratio.resamples, seed: ratio.seed },
+        decision: {
+          kind,
+          reason: `${noRate}; ${who} cheaper per pass in ${label}: ratio A/B ${fmt(ratio.ratio)} [${fmt(ratio.interval[0])}, ${fmt(ratio.interval[1])}] (paired task bootstrap, ${ratio.resamples} resamples, seed ${ratio.seed}), beyond the tie band ${options.tieBand}`,
+        },
+      };
     }
   }
-  return { winner: null, decision: { kind: "draw", reason: `${noRate}; tokens and seconds per pass within the tie band ${options.tieBand} or unknown: a draw` } };
+  return {
+    rateWinner: null,
+    costWinner: null,
+    decision: { kind: "draw", reason: `${noRate}; no cost difference beyond the tie band ${options.tieBand} shown by a paired bootstrap (or no cost data): a draw` },
+  };
+}
+
+function sumOrNull(xs: readonly (number | null)[]): number | null {
+  if (xs.length === 0 || xs.some((x) => x === null)) return null;
+  return xs.reduce<number>((a, b) => a + (b ?? 0), 0);
 }
 
 function fmt(x: number | null | undefined): string {

@@ -106,7 +106,7 @@ export interface Report {
   /** Why the overall line is withheld, when it is. */
   overall_withheld: string | null;
   controls: { task_id: string; role: Row["role"]; outcome: Outcome | "missing"; expected: string; ok: boolean }[];
-  tasks: (TaskOutcome & { attempts: Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts">[] })[];
+  tasks: (TaskOutcome & { attempts: (Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts"> & { tokens: number | null })[] })[];
   sentence: string | null;
 }
 
@@ -301,7 +301,14 @@ export function buildReport(input: ReportInput): Report {
       .flatMap((t) => {
         const j = judged.get(t.id);
         if (j === undefined) return [];
-        const attempts = (byTask.get(t.id) ?? []).map((r) => ({ replay: r.replay, outcome: r.outcome, reason: r.reason, wall_s: r.wall_s, artifacts: r.artifacts }));
+        const attempts = (byTask.get(t.id) ?? []).map((r) => ({
+          replay: r.replay,
+          outcome: r.outcome,
+          reason: r.reason,
+          wall_s: r.wall_s,
+          tokens: r.usage.input_tokens === null && r.usage.output_tokens === null ? null : (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0),
+          artifacts: r.artifacts,
+        }));
         return [{ ...j, attempts: attempts.sort((a, b) => a.replay - b.replay) }];
       }),
     sentence: null,
