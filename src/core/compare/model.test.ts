@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Outcome } from "../attempt/outcome.js";
 import type { Report } from "../report/report-model.js";
+import { seededPrng } from "../common/random.js";
 import { buildComparison, type CompareOptions } from "./model.js";
 
 const OPTIONS: CompareOptions = { confidence: 0.95, power: 0.8, tieBand: 0.1, seed: 1, resamples: 500 };
@@ -153,4 +154,32 @@ test("with replays: a seeded task-clustered bootstrap of the difference is recor
   assert.deepEqual(one.bootstrap, two.bootstrap);
   assert.equal(one.bootstrap?.seed, 1);
   assert.ok((one.bootstrap?.interval?.[0] ?? 0) > 0);
+});
+
+test("simulation: for identical agents, compare declares any winner (rate or cost) at most alpha plus Monte-Carlo error", () => {
+  const sims = 400;
+  const alpha = 1 - OPTIONS.confidence;
+  const bound = alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / sims);
+  for (const layout of [{ s: 60 }, { s: 30, t: 30, u: 30 }]) {
+    const prng = seededPrng(11);
+    let declared = 0;
+    for (let i = 0; i < sims; i++) {
+      const side = () => {
+        const outcomes: Record<string, Outcome> = {};
+        const tokens: Record<string, number> = {};
+        for (const [stratum, n] of Object.entries(layout)) {
+          for (let k = 0; k < n; k++) {
+            outcomes[`${stratum}-${k}`] = prng.next() < 0.5 ? "pass" : "fail";
+            tokens[`${stratum}-${k}`] = 500 + Math.floor(prng.next() * 1000);
+          }
+        }
+        const r = report(outcomes);
+        for (const t of r.tasks) for (const at of t.attempts) at.tokens = tokens[t.task_id]!;
+        return r;
+      };
+      const c = buildComparison(side(), side(), { ...OPTIONS, resamples: 300, seed: i, ruleSimulations: 0 });
+      if (c.rate_winner !== null || c.cost_winner !== null) declared++;
+    }
+    assert.ok(declared / sims <= bound, `${Object.keys(layout).length} strata: a winner in ${declared} of ${sims} (bound ${bound.toFixed(3)})`);
+  }
 });

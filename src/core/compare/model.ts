@@ -87,6 +87,8 @@ export interface CompareOptions {
   resamples: number;
   /** Whether the two runs' environment digests may differ (compare --allow-env-drift). */
   allowEnvDrift?: boolean;
+  /** Simulations per step for the rule's detectable difference (RULE_SIMULATIONS; 0 leaves it out). */
+  ruleSimulations?: number;
 }
 
 function side(r: Report): RunSide {
@@ -197,12 +199,16 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
     discordance: overall.discordance ?? 0,
     bothPassShare: overall.table.both_pass + overall.table.both_fail === 0 ? 0.5 : overall.table.both_pass / (overall.table.both_pass + overall.table.both_fail),
   };
-  const ruleMdd = {
-    value: ruleDetectableDifference(layout, { confidence: options.confidence, power: options.power, simulations: RULE_SIMULATIONS, seed: options.seed }),
-    power: options.power,
-    simulations: RULE_SIMULATIONS,
-    seed: options.seed,
-  };
+  const simulations = options.ruleSimulations ?? RULE_SIMULATIONS;
+  const ruleMdd =
+    simulations === 0
+      ? null
+      : {
+          value: ruleDetectableDifference(layout, { confidence: options.confidence, power: options.power, simulations, seed: options.seed }),
+          power: options.power,
+          simulations,
+          seed: options.seed,
+        };
   const comparison: Comparison = {
     ...base,
     status: "OK",
