@@ -56,7 +56,8 @@ export function cohenKappa(table: readonly (readonly number[])[], weighting: Wei
     }
   }
   const defined = 1 - pe > 1e-12;
-  const kappa = defined ? (po - pe) / (1 - pe) : null;
+  // po and pe equal to rounding are equal: kappa is then exactly 0.
+  const kappa = defined ? (Math.abs(po - pe) <= 1e-14 ? 0 : (po - pe) / (1 - pe)) : null;
   let se: number | null = null;
   if (kappa !== null) {
     // w̄_i. = Σ_j p_.j w_ij and w̄_.j = Σ_i p_i. w_ij (Fleiss, Cohen & Everitt 1969).
@@ -68,13 +69,20 @@ export function cohenKappa(table: readonly (readonly number[])[], weighting: Wei
         acc += p[i]![j]! * (w[i]![j]! - (wRow[i]! + wCol[j]!) * (1 - kappa)) ** 2;
       }
     }
-    const variance = (acc - (kappa - pe * (1 - kappa)) ** 2) / ((1 - pe) ** 2 * n);
-    se = Math.sqrt(Math.max(0, variance));
+    const centre = (kappa - pe * (1 - kappa)) ** 2;
+    // The numerator is a difference of two near-equal sums when the true variance is 0: anything
+    // within rounding of that (relative 1e-12) is exactly 0, not 1e-8 of noise after the square root.
+    const numerator = acc - centre <= 1e-12 * Math.max(acc, centre) ? 0 : acc - centre;
+    const variance = numerator / ((1 - pe) ** 2 * n);
+    // A table with every count on the diagonal has no sampling variance at all: exactly 0, not rounding noise.
+    const diagonal = table.every((row, i) => row.every((x, j) => i === j || x === 0));
+    se = diagonal ? 0 : Math.sqrt(Math.max(0, variance));
   }
   const binary = k === 2;
   return {
     n,
-    po: weighting === "none" ? po : unweightedPo,
+    // Observed and chance agreement on the same (weighted) footing as kappa itself.
+    po,
     pe,
     kappa,
     se,

@@ -10,6 +10,10 @@ import type { LabelRow } from "./labels.js";
 
 /** The agreement model `benchcard kappa` renders: pure, from parsed label files and options. */
 
+/** Below this many paired items the Wald interval of kappa is not trusted: a bootstrap stands in. */
+export const WALD_MIN_N = 10;
+const DEGENERATE_RESAMPLES = 2000;
+
 export interface Grader {
   name: string;
   file: string;
@@ -128,7 +132,10 @@ export function agreementReport(graders: readonly Grader[], options: AgreementOp
   let gate: AgreementReport["gate"] = null;
   if (overall.value === null) {
     status = "REFUSED";
-    reason = `${overall.statistic} is undefined: chance agreement is 1 (every grader used a single category), so agreement cannot be told from chance`;
+    reason =
+      overall.cohen === undefined && graders.length === 2
+        ? `${overall.statistic} is undefined: no item was labelled by both graders`
+        : `${overall.statistic} is undefined: chance agreement is 1 (every grader used a single category), so agreement cannot be told from chance`;
   }
   if (options.gate !== undefined) {
     const value = options.gate.on === "point" ? overall.value : (overall.interval?.[0] ?? null);
@@ -166,14 +173,25 @@ function agree(items: readonly Item[], categories: readonly string[], options: A
     const b = paired.map((i) => i.labels[1] as string);
     const result: CohenResult | null = paired.length === 0 ? null : cohenKappa(contingency(a, b, categories), options.weights);
     const kappa = result?.kappa ?? null;
-    const wald: [number, number] | null = kappa !== null && result?.se !== null && result !== null ? [kappa - z * (result.se ?? 0), kappa + z * (result.se ?? 0)] : null;
+    // The Wald interval, clipped to kappa's range [-1, 1]. It degenerates (zero width) when the SE
+    // is 0 (a constant grader, perfect agreement) or n is tiny; then a seeded item bootstrap stands
+    // in, and says so.
+    const wald: [number, number] | null =
+      kappa !== null && result !== null && result.se !== null ? [Math.max(-1, kappa - z * result.se), Math.min(1, kappa + z * result.se)] : null;
+    const degenerate = wald !== null && result !== null && (result.se === 0 || result.n < WALD_MIN_N);
     const agreement: Agreement = {
       statistic: options.weights === "none" ? "Cohen's kappa" : `Cohen's kappa (${options.weights} weights)`,
       value: kappa,
       interval: wald,
-      interval_method: wald === null ? null : "wald",
+      interval_method: wald === null ? null : "wald (clipped to [-1, 1])",
       band: kappa === null ? null : landisKoch(kappa),
     };
+    if (degenerate && withBootstrap && options.bootstrap === undefined) {
+      const boot = bootstrapKappa(a, b, categories, options.weights, DEGENERATE_RESAMPLES, seededPrng(0));
+      agreement.bootstrap = { resamples: DEGENERATE_RESAMPLES, seed: 0, undefined_resamples: boot.undefinedResamples };
+      agreement.interval = boot.replicates.length === 0 ? null : percentileInterval(boot.replicates, options.confidence);
+      agreement.interval_method = `bootstrap percentile over items (seed 0), because the Wald interval degenerates (${result!.se === 0 ? "SE is 0" : `n = ${result!.n} < ${WALD_MIN_N}`})`;
+    }
     if (result !== null) {
       agreement.cohen = {
         n: result.n,
@@ -190,6 +208,19 @@ function agree(items: readonly Item[], categories: readonly string[], options: A
           A: Object.fromEntries(categories.map((c, i) => [c, result.rowMarginals[i] ?? 0])),
           B: Object.fromEntries(categories.map((c, i) => [c, result.colMarginals[i] ?? 0])),
         },
+      };
+    }
+    if (paired.length > 0) {
+      // Two graders: Krippendorff's alpha too (the usual choice when labels are missing), beside kappa.
+      const index = new Map(categories.map((c, i) => [c, i]));
+      const table = unitTable(items.map((i) => i.labels.map((l) => (l === null ? null : (index.get(l) as number)))), categories.length);
+      const values = intervalValues(categories);
+      const levels: AlphaLevel[] = options.scale === undefined ? ["nominal"] : ["nominal", "ordinal", "interval"];
+      agreement.multi = {
+        n: table.units,
+        fleiss_kappa: null,
+        fleiss_note: "not computed for two graders: Cohen's kappa is reported",
+        alpha: Object.fromEntries(levels.map((l) => [l, alphaFromTable(table, l === "interval" ? { level: l, values } : { level: l })])),
       };
     }
     if (withBootstrap && options.bootstrap !== undefined && paired.length > 0) {

@@ -132,6 +132,12 @@ export const CardSchema = z
         .default("homogeneous_only")
         .describe("when the overall rate may be printed across strata"),
       homogeneity_alpha: z.number().gt(0).lt(1).default(0.05),
+      homogeneity_delta: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.15)
+        .describe("the spread of pass rates between strata the homogeneity test must be able to find (power at least 0.5), else the overall rate is withheld"),
       isolation: z
         .enum(["bwrap", "process"])
         .default("bwrap")

@@ -126,7 +126,7 @@ test("a clean run is OK, with counts, intervals, both rates and the citeable sen
   assert.equal(a.tokens_per_pass, (4 * 150) / 3, "all tokens, failures included, over passes");
   assert.equal(r.overall.counts.pass, 5);
   assert.equal(r.controls[0]?.task_id, "ctl");
-  assert.match(r.sentence ?? "", /^On demo 1\.0\.0 \(pack aaaaaaaaaaaa, split all\), 8 tasks in 2 strata \(a 4, b 4\), agent ag .* a 3\/4 \[0\.30, 0\.95\], b 2\/4 \[0\.15, 0\.85\]; overall 5\/8/);
+  assert.match(r.sentence ?? "", /^On demo 1\.0\.0 \(pack aaaaaaaaaaaa, split all\), 8 tasks in 2 strata \(a 4, b 4\), agent ag .* a 3\/4 \[0\.30, 0\.95\], b 2\/4 \[0\.15, 0\.85\]; no overall rate \(strata not pooled\)/);
 });
 
 test("the sentence has every part the method needs, derived from the card and the rows", () => {
@@ -290,16 +290,25 @@ test("strata that disagree withhold the overall rate, with the test's reason", (
   }
   const r = buildReport({ ...base, rows, scheduledTasks: many, lock: lock({ validation: { isolation: "process", oracle_repeats: 3, tasks: {} } }), run: { ...base.run, scheduled: rows.length } });
   assert.equal(r.status, "OK", r.reasons.join("; "));
-  assert.match(r.overall_withheld ?? "", /strata disagree \(chi-square .* p = .* < 0\.05\)/);
+  assert.match(r.overall_withheld ?? "", /strata disagree \(chi-square, statistic .* p = .* < 0\.05\)/);
   assert.match(r.sentence ?? "", /no overall rate/);
 });
 
-test("the homogeneity statistic matches Pearson's chi-square (scipy.stats.chi2_contingency([[3,1],[2,2]], correction=False))", () => {
+test("homogeneity: Pearson's statistic always; on small tables the exact test decides (R fisher.test)", () => {
   const mk = (id: string, pass: number, scored: number) => ({ id, scored, counts: { pass } }) as never;
-  const h = homogeneityTest([mk("a", 3, 4), mk("b", 2, 4)], 0.05)!;
-  // chi2_contingency([[3,1],[2,2]], correction=False) -> statistic 0.5333333333333333, p 0.4652088184521418
+  const h = homogeneityTest([mk("a", 3, 4), mk("b", 2, 4)], { alpha: 0.05, delta: 0.15, seed: 1 })!;
+  // chi2_contingency([[3,1],[2,2]], correction=False) -> statistic 0.5333333333333333
   assert.ok(Math.abs(h.statistic - 0.5333333333333333) < 1e-12);
-  assert.ok(Math.abs(h.p - 0.4652088184521418) < 1e-9);
+  // Expected counts 2.5 < 5: fisher.test(cbind(c(3,2), c(1,2)))$p.value -> 1
+  assert.equal(h.method, "exact (Fisher-Freeman-Halton)");
+  assert.ok(Math.abs(h.p - 1) < 1e-12);
+  assert.ok(h.power < 0.5, "four tasks per stratum cannot show homogeneity");
+});
+
+test("strata too small to show homogeneity withhold the overall rate, and say why", () => {
+  const r = buildReport(input());
+  assert.match(r.overall_withheld ?? "", /strata too small to show homogeneity: .* power 0\.\d\d \(< 0\.5\)/);
+  assert.match(r.sentence ?? "", /no overall rate \(strata not pooled\)/);
 });
 
 test("with replays: per-task rates, a task-clustered SE and a seeded task bootstrap", () => {

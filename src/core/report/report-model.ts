@@ -6,7 +6,7 @@ import { CENSORED, OUTCOMES, type Outcome } from "../attempt/outcome.js";
 import { seededPrng } from "../common/random.js";
 import { bootstrapClusters, clusteredRate } from "../stats/cluster.js";
 import { proportionInterval } from "../stats/proportion.js";
-import { chiSquareSurvival } from "../stats/special.js";
+import { homogeneity, homogeneityPower, type HomogeneityMethod } from "../stats/homogeneity.js";
 import { GRADER_ATTACKS, type Violation } from "../attempt/tamper.js";
 import { finalRows } from "../attempt/schedule.js";
 import { taskOutcome, type TaskOutcome } from "../attempt/task-outcome.js";
@@ -39,7 +39,7 @@ export interface StratumSummary {
   median_seconds: number | null;
   tokens_per_pass: number | null;
   cost_per_pass: number | null;
-  clustered: { rate: number; se: number; bootstrap: [number, number] | null } | null;
+  clustered: { rate: number; se: number | null; se_note?: string; bootstrap: [number, number] | null } | null;
 }
 
 export interface RunInfo {
@@ -102,7 +102,18 @@ export interface Report {
   };
   strata: StratumSummary[];
   overall: StratumSummary;
-  homogeneity: { statistic: number; df: number; p: number; alpha: number; homogeneous: boolean } | null;
+  homogeneity: {
+    method: HomogeneityMethod;
+    statistic: number;
+    df: number;
+    p: number;
+    permutations?: number;
+    alpha: number;
+    homogeneous: boolean;
+    /** The test's power to detect a spread of `delta` between strata; below 0.5 the overall rate is withheld. */
+    power: number;
+    delta: number;
+  } | null;
   /** Why the overall line is withheld, when it is. */
   overall_withheld: string | null;
   controls: { task_id: string; role: Row["role"]; outcome: Outcome | "missing"; expected: string; ok: boolean }[];
@@ -246,11 +257,13 @@ export function buildReport(input: ReportInput): Report {
       : controlProblems.join("; "),
   );
 
-  const homogeneity = homogeneityTest(strata, policy.homogeneity_alpha);
+  const homogeneity = homogeneityTest(strata, { alpha: policy.homogeneity_alpha, delta: policy.homogeneity_delta, seed: run.seed });
   let overallWithheld: string | null = null;
   if (policy.global_mean === "never") overallWithheld = "the card's policy never prints a rate across strata";
   else if (homogeneity !== null && !homogeneity.homogeneous) {
-    overallWithheld = `strata disagree (chi-square ${homogeneity.statistic.toFixed(2)}, df ${homogeneity.df}, p = ${homogeneity.p.toPrecision(3)} < ${homogeneity.alpha}): read the strata, not an overall rate`;
+    overallWithheld = `strata disagree (${homogeneity.method}, statistic ${homogeneity.statistic.toFixed(2)}, df ${homogeneity.df}, p = ${homogeneity.p.toPrecision(3)} < ${homogeneity.alpha}): read the strata, not an overall rate`;
+  } else if (homogeneity !== null && homogeneity.power < 0.5) {
+    overallWithheld = `strata too small to show homogeneity: the test would find a spread of ${homogeneity.delta} between strata with power ${homogeneity.power.toFixed(2)} (< 0.5), so "not rejected" cannot be read as "homogeneous"; read the strata`;
   }
 
   const failing = gates.filter((g) => g.status === "fail");
@@ -385,23 +398,23 @@ function costPerPass(rows: readonly Row[], passes: number, prices: Card["policy"
   return cost / passes;
 }
 
-/** Pearson's chi-square test of equal pass proportions across strata (k × 2 table). */
-export function homogeneityTest(strata: readonly StratumSummary[], alpha: number): Report["homogeneity"] {
-  const used = strata.filter((s) => s.scored > 0);
-  if (used.length < 2) return null;
-  const total = used.reduce((a, s) => a + s.scored, 0);
-  const passes = used.reduce((a, s) => a + s.counts.pass, 0);
-  const p = passes / total;
-  const df = used.length - 1;
-  if (p === 0 || p === 1) return { statistic: 0, df, p: 1, alpha, homogeneous: true };
-  let statistic = 0;
-  for (const s of used) {
-    const expectPass = s.scored * p;
-    const expectFail = s.scored * (1 - p);
-    statistic += (s.counts.pass - expectPass) ** 2 / expectPass + (s.scored - s.counts.pass - expectFail) ** 2 / expectFail;
-  }
-  const pValue = chiSquareSurvival(statistic, df);
-  return { statistic, df, p: pValue, alpha, homogeneous: pValue >= alpha };
+/**
+ * Whether the strata's pass rates may be pooled: Pearson's chi-square, or the exact test when any
+ * expected count is below 5 (seeded Monte Carlo when the exact one is too large), and the
+ * chi-square test's power to detect a spread of `delta` (policy.homogeneity_delta).
+ */
+export function homogeneityTest(strata: readonly StratumSummary[], options: { alpha: number; delta: number; seed: number }): Report["homogeneity"] {
+  const counts = strata.filter((s) => s.scored > 0).map((s) => ({ passes: s.counts.pass, n: s.scored }));
+  const result = homogeneity(counts, { prng: seededPrng(options.seed) });
+  if (result === null) return null;
+  const total = counts.reduce((a, c) => a + c.n, 0);
+  const pooled = counts.reduce((a, c) => a + c.passes, 0) / total;
+  const power = homogeneityPower(
+    counts.map((c) => c.n),
+    pooled,
+    { delta: options.delta, alpha: options.alpha },
+  );
+  return { ...result, alpha: options.alpha, homogeneous: result.p >= options.alpha, power, delta: options.delta };
 }
 
 /**

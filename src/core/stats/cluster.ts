@@ -11,13 +11,13 @@ export interface Cluster {
  * The pooled pass rate over attempts and its task-clustered (cluster-robust, CR1) standard
  * error: replays of one task are not independent, so the task is the unit.
  */
-export function clusteredRate(clusters: readonly Cluster[]): { rate: number; se: number } | null {
+export function clusteredRate(clusters: readonly Cluster[]): { rate: number; se: number | null; se_note?: string } | null {
   const used = clusters.filter((c) => c.scored > 0);
   const total = used.reduce((a, c) => a + c.scored, 0);
   if (used.length === 0 || total === 0) return null;
   const rate = used.reduce((a, c) => a + c.passes, 0) / total;
   const g = used.length;
-  if (g < 2) return { rate, se: 0 };
+  if (g < 2) return { rate, se: null, se_note: "undefined: one task is one cluster, so nothing measures the spread between tasks" };
   const sumSquares = used.reduce((a, c) => a + (c.passes - rate * c.scored) ** 2, 0);
   return { rate, se: (Math.sqrt(sumSquares) / total) * Math.sqrt(g / (g - 1)) };
 }

@@ -42,7 +42,10 @@ export function normalQuantile(p: number): number {
   return q < 0 ? -value : value;
 }
 
-/** The two-sided critical value for a confidence level: 1.959963984540054 for 0.95. */
+/**
+ * The two-sided critical value for a confidence level: 1.959963984540054 for 0.95. Taken from the
+ * lower tail, so no digits are lost when the confidence is close to 1.
+ */
 export function zFor(confidence: number): number {
-  return normalQuantile(1 - (1 - confidence) / 2);
+  return -normalQuantile((1 - confidence) / 2);
 }

@@ -57,8 +57,12 @@ test("the clustered SE equals the binomial SE with one attempt per task (up to n
   const r = clusteredRate(clusters)!;
   const n = clusters.length;
   close(r.rate, 5 / 8);
-  close(r.se, Math.sqrt((r.rate * (1 - r.rate)) / n) * Math.sqrt(n / (n - 1)), 1e-12);
+  close(r.se!, Math.sqrt((r.rate * (1 - r.rate)) / n) * Math.sqrt(n / (n - 1)), 1e-12);
   assert.equal(clusteredRate([]), null);
+  // One task is one cluster: the SE is undefined (null, with the reason), never a confident 0.
+  const one = clusteredRate([{ passes: 2, scored: 3 }])!;
+  assert.equal(one.se, null);
+  assert.match(one.se_note ?? "", /one task is one cluster/);
 });
 
 test("exact coverage: Wilson 95% averages within [0.93, 0.97]; Clopper-Pearson never below 0.95", () => {
