@@ -22,7 +22,7 @@ test("report: OK on an oracle run, JSON with a top-level status, the citeable se
   assert.equal(text.code, 0, text.stdout + text.stderr);
   assert.match(text.stdout, /^status: OK/);
   const lines = text.stdout.trim().split("\n");
-  assert.match(lines[lines.length - 1]!, /^On tiny-fix 1\.0\.0 \(pack [0-9a-f]{12}, split all\), 8 tasks in 2 strata \(py-fix 4, js-fix 4\), agent oracle .* py-fix 4\/4 \[0\.51, 1\.00\], js-fix 4\/4 \[0\.51, 1\.00\]; overall 8\/8 \[0\.68, 1\.00\]/);
+  assert.match(lines[lines.length - 1]!, /^On tiny-fix 1\.0\.0 \(pack [0-9a-f]{12}, split all\), 8 tasks in 2 strata \(py-fix 4, js-fix 4\), agent oracle .* py-fix 4\/4 \[0\.51, 1\.00\], js-fix 4\/4 \[0\.51, 1\.00\]; no overall rate \(strata not pooled\)/);
   const json = JSON.parse((await runCli(["report", runDir, "--json"])).stdout) as Report;
   assert.equal(json.schema, "benchcard.report/1");
   assert.equal(json.status, "OK");
@@ -71,8 +71,9 @@ test("the HTML report in headless Chromium: gates, forest plot and per-task tabl
     assert.ok(await tab.locator("table.gates").isVisible());
     const svg = tab.locator("svg.forest");
     assert.ok(await svg.isVisible());
-    assert.equal(await svg.locator("circle.estimate").count(), 3, "two strata and the overall");
-    assert.equal(await svg.locator("line.ci").count(), 3);
+    // Four tasks per stratum cannot show homogeneity: the overall is withheld, and not drawn.
+    assert.equal(await svg.locator("circle.estimate").count(), 2, "two strata, no overall");
+    assert.equal(await svg.locator("line.ci").count(), 2);
     assert.equal(await tab.locator("table.tasks tr.task").count(), 9);
     assert.ok(await tab.locator("blockquote.sentence").isVisible());
     const href = await tab.locator("table.tasks tr.task a", { hasText: "diff" }).first().getAttribute("href");
