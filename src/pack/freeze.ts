@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { diffFiles, type FileTable } from "../core/pack/digest.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { LOCK_SCHEMA, type Lock } from "../core/pack/lock.js";
-import { stratifiedSplit } from "../core/pack/split.js";
+import { controlRole } from "../core/pack/card.js";
+import { holdoutProblems, stratifiedSplit } from "../core/pack/split.js";
 import { HARNESS_VERSION } from "../version.js";
 import { hashPack, packHash } from "./hash.js";
 import { CARD_FILE, LOCK_FILE, loadPack } from "./load.js";
@@ -33,6 +34,15 @@ export async function freezePack(root: string, options: FreezeOptions): Promise<
     );
   }
   const pack = await loadPack(root);
+  if (options.holdout !== undefined) {
+    // A holdout too small to publish from is refused before any control runs.
+    const split = stratifiedSplit(pack.tasks.map((t) => ({ id: t.task.id, stratum: t.task.stratum, role: controlRole(t.task) })), options.holdout);
+    const problems = holdoutProblems(split, new Map(pack.tasks.map((t) => [t.task.id, t.task.stratum])), {
+      minTasks: pack.card.policy.min_holdout_tasks,
+      strata: [...new Set(pack.tasks.filter((t) => controlRole(t.task) === "normal").map((t) => t.task.stratum))],
+    });
+    if (problems.length > 0) throw new BenchcardError("refused", `Cannot freeze "${root}" with a holdout of ${options.holdout.fraction}: ${problems.join("; ")}`);
+  }
   const before = await hashPack(root);
   const validation = await validatePack(pack, options);
   if (validation.status !== "green") {
@@ -88,7 +98,7 @@ function buildLock(
       holdout === undefined
         ? null
         : stratifiedSplit(
-            validation.tasks.map((t) => ({ id: t.task_id, stratum: t.stratum })),
+            validation.tasks.map((t) => ({ id: t.task_id, stratum: t.stratum, role: t.role })),
             holdout,
           ),
   };

@@ -6,11 +6,12 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { comparePaths, packDigestText, type FileEntry, type FileTable } from "../core/pack/digest.js";
 
-const SKIP_AT_ROOT = new Set(["benchcard.lock", ".git"]);
+/** Not part of the pack's content: the lock itself, the holdout log it keeps beside it, and git. */
+const SKIP_AT_ROOT = new Set(["benchcard.lock", "benchcard.holdout.jsonl", ".git"]);
 /** Below this many files, worker start-up costs more than it saves. */
 const FILES_PER_WORKER = 2000;
 
-/** Every file under the pack root (relative, "/"-separated), except the lock and .git. */
+/** Every file under the pack root (relative, "/"-separated), except the lock, the holdout log and .git. */
 export async function listPackFiles(root: string): Promise<string[]> {
   const out: string[] = [];
   async function walk(rel: string): Promise<void> {

@@ -8,7 +8,9 @@ import type { Outcome } from "../core/attempt/outcome.js";
 import { mapPool } from "../core/common/pool.js";
 import { baseAttemptId, finalRows, RETRYABLE, scheduleAttempts, type ScheduledAttempt } from "../core/attempt/schedule.js";
 import type { Lock } from "../core/pack/lock.js";
+import { inSplit } from "../core/pack/split.js";
 import { loadPack, type LoadedPack } from "../pack/load.js";
+import { appendHoldoutRun } from "../pack/holdout-log.js";
 import { readLock, writeFileAtomic } from "../pack/lockfile.js";
 import { verifyPack } from "../pack/verify.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
@@ -155,6 +157,10 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   const attempts = planAttempts(lock, record);
   record.scheduled = attempts.length;
   await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  // Every run on the holdout is written down before its first attempt: a holdout used often is no holdout.
+  if (record.split === "holdout") {
+    await appendHoldoutRun(packRoot, { time: started.toISOString(), run_id: runId, agent_id: agent.id, agent_fingerprint: agent.fingerprint, harness_version: HARNESS_VERSION });
+  }
   return execute({ runDir, record, pack, lock, snapshot, agent, attempts, options, repairedBytes: 0 });
 }
 
@@ -237,12 +243,11 @@ export async function readRunRecord(runDir: string): Promise<RunRecord> {
 
 /** The attempts a run (or one shard of it) schedules, from the lock's tasks and the run's settings. */
 export function planAttempts(lock: Lock, record: Pick<RunRecord, "split" | "shard" | "replays" | "seed">): ScheduledAttempt[] {
-  const inSplit = (id: string) =>
-    record.split === "all" || (record.split === "holdout" ? lock.split?.holdout.includes(id) : lock.split?.tune.includes(id)) === true;
+  const inThis = (id: string) => inSplit(lock.split, record.split, id);
   const [index, count] = record.shard.split("/").map(Number) as [number, number];
   return scheduleAttempts(
     Object.entries(lock.validation.tasks)
-      .filter(([id]) => inSplit(id))
+      .filter(([id]) => inThis(id))
       .map(([id, t]) => ({ id, stratum: t.stratum })),
     { replays: record.replays, seed: record.seed, shard: { index, count } },
   );

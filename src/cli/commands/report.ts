@@ -4,6 +4,8 @@ import { buildReport, exitCodeFor } from "../../core/report/report-model.js";
 import { loadPack } from "../../pack/load.js";
 import { writeFileAtomic } from "../../pack/lockfile.js";
 import { locatePack } from "../../run/locate-pack.js";
+import { readHoldoutLog } from "../../pack/holdout-log.js";
+import { inSplit } from "../../core/pack/split.js";
 import { verifyPack } from "../../pack/verify.js";
 import { renderReportHtml } from "../../report/report-html.js";
 import { renderReport, renderReportMarkdown } from "../../report/report-text.js";
@@ -21,9 +23,9 @@ export async function loadReport(runDirArg: string, io: Io, options: { pack?: st
   const lock = located.lock;
   const verified = await verifyPack(located.root, { lock });
   const pack = await loadPack(located.root);
-  const inSplit = (id: string) => record.split === "all" || (lock.split?.[record.split as "holdout" | "tune"] ?? []).includes(id);
+  const inThisSplit = (id: string) => inSplit(lock.split, record.split, id);
   const scheduledTasks = Object.entries(lock.validation.tasks)
-    .filter(([id]) => inSplit(id))
+    .filter(([id]) => inThisSplit(id))
     .map(([id, t]) => ({ id, stratum: t.stratum, role: t.role }));
   const report = buildReport({
     card: pack.card,
@@ -44,6 +46,7 @@ export async function loadReport(runDirArg: string, io: Io, options: { pack?: st
     },
     scheduledTasks,
     drift: verified.drift,
+    ...(record.split === "holdout" ? { holdout: await readHoldoutLog(located.root) } : {}),
   });
   return { report, runDir, record, rows, lock, pack };
 }

@@ -1,6 +1,7 @@
 import { CENSORED, type Outcome } from "../attempt/outcome.js";
 import { nextInt, seededPrng } from "../common/random.js";
 import type { Report } from "../report/report-model.js";
+import { newcombeIndependent } from "../stats/proportion.js";
 import { percentileInterval } from "../stats/quantile.js";
 import { cheaper, costRatio } from "./cost.js";
 import { mcnemarExact, minimumDetectableDifference, newcombePaired, type PairedTable } from "./paired.js";
@@ -25,7 +26,7 @@ export interface PairedSummary {
 }
 
 export interface Decision {
-  kind: "rate" | "strata_disagree" | "depends_on_stratum" | "tie_break_tokens" | "tie_break_seconds" | "draw";
+  kind: "rate" | "strata_disagree" | "depends_on_stratum" | "tie_break_tokens" | "tie_break_seconds" | "draw" | "holdout_delta";
   reason: string;
 }
 
@@ -53,6 +54,8 @@ export interface Comparison {
   environment: EnvironmentMatch;
   /** The citeable sentence of the comparison; null unless OK. */
   sentence: string | null;
+  /** For a run on the public split against one on the holdout: public minus holdout, unpaired. */
+  holdout_delta?: { public: "A" | "B"; public_rate: number; holdout_rate: number; public_n: number; holdout_n: number; difference: number; interval: [number, number]; method: string };
 }
 
 export type EnvironmentMatch = "same" | "differs" | "differs, allowed by --allow-env-drift" | "not recorded";
@@ -135,6 +138,7 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
   const envB = b.identity.environment_digest;
   const environment: EnvironmentMatch =
     envA === null || envB === null ? "not recorded" : envA === envB ? "same" : options.allowEnvDrift ? "differs, allowed by --allow-env-drift" : "differs";
+  if ((a.identity.split === "holdout") !== (b.identity.split === "holdout")) return holdoutComparison(a, b, base, environment, options);
   const problems = comparabilityProblems(a, b);
   if (environment === "differs") {
     problems.push(`the runs' environments differ (A ${envA!.slice(0, 12)}, B ${envB!.slice(0, 12)}: tool versions, kernel or OS); compare them only with --allow-env-drift, which the sentence then states`);
@@ -343,4 +347,53 @@ function sumOrNull(xs: readonly (number | null)[]): number | null {
 
 function fmt(x: number | null | undefined): string {
   return x === null || x === undefined ? "-" : x.toFixed(3);
+}
+
+/**
+ * A run on the public split (tune or all) against one on the holdout: different tasks, so no
+ * pairing; the public-minus-holdout difference of scoreable rates with Newcombe's hybrid score
+ * interval for independent proportions. A large positive difference is the overfitting signal.
+ */
+function holdoutComparison(
+  a: Report,
+  b: Report,
+  base: Pick<Comparison, "schema" | "a" | "b" | "confidence" | "power" | "tie_band">,
+  environment: EnvironmentMatch,
+  options: CompareOptions,
+): Comparison {
+  const [pub, hold, which] = a.identity.split === "holdout" ? [b, a, "B" as const] : [a, b, "A" as const];
+  const problems: string[] = [];
+  if (a.identity.pack_hash !== b.identity.pack_hash) problems.push(`pack hash differs: A ${a.identity.pack_hash}, B ${b.identity.pack_hash}`);
+  if (environment === "differs") problems.push("the runs' environments differ; compare them only with --allow-env-drift");
+  // The public run of a pack with a holdout fails holdout_only by design; every other gate must hold.
+  for (const [label, r] of [["A", a], ["B", b]] as const) {
+    const failing = r.gates.filter((g) => g.status === "fail" && !(r === pub && g.name === "holdout_only"));
+    if (failing.length > 0) problems.push(`run ${label} (${r.identity.run_id}) is not OK: ${failing.map((g) => `${g.name}: ${g.reason}`).join("; ")}`);
+  }
+  const empty = { strata: [], overall: null, bootstrap: null, winner: null, rate_winner: null, cost_winner: null, rule_detectable_difference: null, environment };
+  if (problems.length > 0) return { ...base, ...empty, status: "REFUSED", reasons: problems, decision: null, sentence: null };
+  const pn = pub.overall.scored;
+  const hn = hold.overall.scored;
+  const d = newcombeIndependent(pub.overall.counts.pass, pn, hold.overall.counts.pass, hn, options.confidence);
+  if (d === null) return { ...base, ...empty, status: "REFUSED", reasons: ["a side has no scored task"], decision: null, sentence: null };
+  const holdout_delta = {
+    public: which,
+    public_rate: pub.overall.counts.pass / pn,
+    holdout_rate: hold.overall.counts.pass / hn,
+    public_n: pn,
+    holdout_n: hn,
+    difference: d.estimate,
+    interval: d.interval,
+    method: `Newcombe hybrid score, independent proportions, ${Math.round(options.confidence * 100)}%`,
+  };
+  const reason = `public minus holdout: ${fmt(d.estimate)} [${fmt(d.interval[0])}, ${fmt(d.interval[1])}] (${holdout_delta.method})${d.interval[0] > 0 ? ": the public split scores higher than the holdout, beyond chance: a sign of tuning to it" : ""}`;
+  return {
+    ...base,
+    ...empty,
+    status: "OK",
+    reasons: [],
+    decision: { kind: "holdout_delta", reason },
+    holdout_delta,
+    sentence: `On ${pub.identity.card} ${pub.identity.version} (pack ${pub.identity.pack_hash.slice(0, 12)}), public split ${pub.identity.split} ${pub.overall.counts.pass}/${pn} against holdout ${hold.overall.counts.pass}/${hn}, agents ${a.identity.agent_id} and ${b.identity.agent_id}: ${reason}.`,
+  };
 }

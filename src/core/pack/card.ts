@@ -132,6 +132,8 @@ export const CardSchema = z
         .default("homogeneous_only")
         .describe("when the overall rate may be printed across strata"),
       homogeneity_alpha: z.number().gt(0).lt(1).default(0.05),
+      min_holdout_tasks: z.number().int().positive().default(12).describe("fewest scored tasks a holdout may have; freeze --holdout refuses fewer"),
+      max_holdout_runs: z.number().int().positive().optional().describe("how often the holdout may be run before its reports are INVALID"),
       homogeneity_delta: z
         .number()
         .gt(0)

@@ -52,6 +52,7 @@ export const LockSchema = z.strictObject({
       holdout_fraction: z.number(),
       holdout: z.array(z.string()),
       tune: z.array(z.string()),
+      controls: z.array(z.string()),
     })
     .nullable(),
 });

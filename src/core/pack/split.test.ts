@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { seededPrng, shuffle } from "../common/random.js";
-import { stratifiedSplit } from "./split.js";
+import { holdoutProblems, inSplit, stratifiedSplit } from "./split.js";
 
 const tasks = [
   ...Array.from({ length: 10 }, (_, i) => ({ id: `a-${i}`, stratum: "a" })),
@@ -42,4 +42,21 @@ test("property: shuffle is a permutation and seeded", () => {
       assert.deepEqual(a, shuffle(items, { prng: seededPrng(seed) }));
     }),
   );
+});
+
+test("controls are never split: they run in every split; only scored tasks go to holdout or tune", () => {
+  const withControls = [...tasks, { id: "ctl-neg", stratum: "a", role: "negative" as const }, { id: "ctl-never", stratum: "b", role: "must_fail_forever" as const }];
+  const split = stratifiedSplit(withControls, { fraction: 0.5, seed: 3 });
+  assert.deepEqual(split.controls, ["ctl-neg", "ctl-never"]);
+  assert.ok(!split.holdout.includes("ctl-neg") && !split.tune.includes("ctl-neg"));
+  for (const which of ["holdout", "tune", "all"] as const) assert.ok(inSplit(split, which, "ctl-never"), which);
+  assert.equal(inSplit(split, "holdout", split.tune[0]!), false);
+});
+
+test("a holdout with too few scored tasks, or a stratum missing, is named", () => {
+  const strataOf = new Map(tasks.map((t) => [t.id, t.stratum]));
+  const split = stratifiedSplit(tasks, { fraction: 0.2, seed: 1 });
+  assert.deepEqual(holdoutProblems(split, strataOf, { minTasks: 12, strata: ["a", "b"] }), [`the holdout has 3 scored task(s), fewer than policy.min_holdout_tasks 12`]);
+  const lopsided = { ...split, holdout: split.holdout.filter((id) => id.startsWith("a-")) };
+  assert.match(holdoutProblems(lopsided, strataOf, { minTasks: 1, strata: ["a", "b"] }).join(), /no holdout task in stratum b/);
 });

@@ -252,7 +252,7 @@ test("a card whose policy allows exit-code grading reports it, and the sentence 
 });
 failsAlone("isolation", { card: card((t) => t.replace("isolation: process", "isolation: bwrap")) }, "INVALID", /requires bwrap isolation; this run used process/);
 {
-  const l = lock({ split: { seed: 1, holdout_fraction: 0.5, holdout: tasks.map((t) => t.id), tune: [] } });
+  const l = lock({ split: { seed: 1, holdout_fraction: 0.5, holdout: tasks.map((t) => t.id), tune: [], controls: [] } });
   failsAlone("holdout_only", { lock: l }, "INVALID", /9 row\(s\) are not from it/);
 }
 {

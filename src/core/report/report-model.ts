@@ -9,6 +9,7 @@ import { proportionInterval } from "../stats/proportion.js";
 import { homogeneity, homogeneityPower, type HomogeneityMethod } from "../stats/homogeneity.js";
 import { GRADER_ATTACKS, type Violation } from "../attempt/tamper.js";
 import { finalRows } from "../attempt/schedule.js";
+import type { HoldoutUsage } from "../pack/holdout-log.js";
 import { taskOutcome, type TaskOutcome } from "../attempt/task-outcome.js";
 
 /** The report model: everything `report` prints, recomputed from card, lock and rows. Pure. */
@@ -67,6 +68,8 @@ export interface ReportInput {
   /** Tasks the run scheduled (from the lock and the run's split), with their strata and roles. */
   scheduledTasks: readonly { id: string; stratum: string; role: Row["role"] }[];
   drift: readonly DriftEntry[];
+  /** The pack's holdout log, for a run on the holdout. */
+  holdout?: HoldoutUsage;
 }
 
 export interface Report {
@@ -93,6 +96,8 @@ export interface Report {
     envelope: { wall_s: number; max_output_tokens: number | "unknown"; max_steps: number | "unknown"; max_retries: number };
     /** The most tries any scheduled attempt got (1 without retries). */
     most_tries: number;
+    /** How often the holdout was used and by whom (holdout runs only). */
+    holdout: { runs: number; agents: string[]; chain: string } | null;
     retried_attempts: number;
     replays: number;
     seed: number;
@@ -236,6 +241,21 @@ export function buildReport(input: ReportInput): Report {
     const notHoldout = rows.filter((r) => r.split !== "holdout").length;
     gate("holdout_only", notHoldout === 0, notHoldout === 0 ? "only holdout rows" : `the pack has a holdout; ${notHoldout} row(s) are not from it (run with --split holdout)`);
   }
+  if (input.holdout !== undefined) {
+    const h = input.holdout;
+    const max = policy.max_holdout_runs;
+    const listed = h.entries.some((e) => e.run_id === run.run_id);
+    const problems = [
+      h.chain !== "intact" ? `the holdout log's chain is ${h.chain}` : "",
+      !listed && h.chain === "intact" ? `this run is not in the holdout log` : "",
+      max !== undefined && h.runs > max ? `the holdout was run ${h.runs} times, more than policy.max_holdout_runs ${max}` : "",
+    ].filter(Boolean);
+    gate(
+      "holdout_discipline",
+      problems.length === 0,
+      problems.length === 0 ? `the holdout was run ${h.runs} time(s)${max === undefined ? "" : ` (at most ${max})`}, by ${h.agents.join(", ")}; its log's chain is intact` : problems.join("; "),
+    );
+  }
   const controls = input.scheduledTasks
     .filter((t) => t.role !== "normal")
     .map((t) => {
@@ -291,6 +311,7 @@ export function buildReport(input: ReportInput): Report {
       max_retries: card.envelope.max_retries,
     },
     most_tries: Math.max(1, ...allRows.map((r) => r.retry + 1)),
+    holdout: input.holdout === undefined ? null : { runs: input.holdout.runs, agents: input.holdout.agents, chain: input.holdout.chain },
     retried_attempts: rows.filter((r) => r.retry > 0).length,
     replays: run.replays,
     seed: run.seed,
@@ -452,7 +473,7 @@ export function citeableSentence(report: Report): string {
     `${id.replays} replay${id.replays > 1 ? "s" : ""}, seed ${id.seed}, ` +
     `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, ` +
     `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : "graded by exit code only"}, ${controls}, ` +
-    `leak check ${id.leak_check}: ` +
+    `leak check ${id.leak_check}${id.holdout === null ? "" : `, holdout used ${id.holdout.runs} time(s)`}: ` +
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
     `${timeouts}; censored ${censored}` +
     `${id.environment_digest === null ? "; environment not recorded" : `; environment ${id.environment_digest.slice(0, 12)}`}.`

@@ -29,3 +29,18 @@ function check(x: number, n: number): void {
     throw new RangeError(`Cannot compute an interval for ${x} of ${n}: expected whole numbers with 0 <= x <= n and n > 0`);
   }
 }
+
+/**
+ * Newcombe's (1998) hybrid score interval for the difference of two independent proportions
+ * (method 10): the Wilson limits of each rate, squared and added. statsmodels'
+ * confint_proportions_2indep(..., method="newcomb") gives the same.
+ */
+export function newcombeIndependent(x1: number, n1: number, x2: number, n2: number, confidence: number): { estimate: number; interval: [number, number] } | null {
+  if (n1 === 0 || n2 === 0) return null;
+  const p1 = x1 / n1;
+  const p2 = x2 / n2;
+  const [l1, u1] = wilson(x1, n1, confidence);
+  const [l2, u2] = wilson(x2, n2, confidence);
+  const d = p1 - p2;
+  return { estimate: d, interval: [d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)] };
+}

@@ -5,7 +5,7 @@ import { vectors } from "../../testing/vectors.js";
 import { seededPrng } from "../common/random.js";
 import { bootstrapClusters, clusteredRate } from "./cluster.js";
 import { normalQuantile } from "./normal.js";
-import { clopperPearson, wilson } from "./proportion.js";
+import { clopperPearson, newcombeIndependent, wilson } from "./proportion.js";
 import { percentileInterval } from "./quantile.js";
 import { betaQuantile, binomialPmf, chiSquareSurvival } from "./special.js";
 
@@ -95,4 +95,18 @@ test("property: intervals lie in [0, 1] and contain the estimate; Clopper-Pearso
       }
     }),
   );
+});
+
+test("Newcombe's hybrid score interval for independent proportions (statsmodels confint_proportions_2indep, method='newcomb')", () => {
+  // statsmodels 0.13.5: confint_proportions_2indep(15, 20, 9, 20, method='newcomb', compare='diff')
+  const cases: [number, number, number, number, [number, number]][] = [
+    [15, 20, 9, 20, [-0.0017591402015858515, 0.5363688877913388]],
+    [40, 50, 30, 50, [0.02013390086920816, 0.36359235205533585]],
+    [3, 12, 0, 12, [-0.041106732047547556, 0.5323053349335658]],
+  ];
+  for (const [x1, n1, x2, n2, [lo, hi]] of cases) {
+    const r = newcombeIndependent(x1, n1, x2, n2, 0.95)!;
+    close(r.interval[0], lo, 1e-12);
+    close(r.interval[1], hi, 1e-12);
+  }
 });
