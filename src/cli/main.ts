@@ -14,6 +14,7 @@ const probeCommand: Command = async (a, io) => (await import("./commands/probe.j
 const validateCommand: Command = async (a, io) => (await import("./commands/pack.js")).validateCommand(a, io);
 const freezeCommand: Command = async (a, io) => (await import("./commands/pack.js")).freezeCommand(a, io);
 const mergeCommand: Command = async (a, io) => (await import("./commands/merge.js")).mergeCommand(a, io);
+const sessionCommand: Command = async (a, io) => (await import("./commands/session.js")).sessionCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -41,6 +42,12 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   merge: {
     run: mergeCommand,
     summary: "merge <run-dir>... --out DIR [--pack DIR] [--json]   shards of one run into one run (exit 3 on a mismatch)",
+  },
+  session: {
+    run: sessionCommand,
+    summary:
+      "session start <pack> --task ID --role human --out DIR | session check <session-dir>\n" +
+      "      session stop <session-dir> --steers N [--notes TEXT]   a human baseline under the agent's clock",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

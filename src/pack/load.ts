@@ -51,15 +51,16 @@ export async function loadPack(root: string): Promise<LoadedPack> {
       issues.push(...parsed.issues);
       continue;
     }
-    const [hasPrompt, hasRepo, hasHidden, hasSolutionDir, hasPatch] = await Promise.all([
+    const [hasPrompt, hasRepo, hasHidden, hasSolutionDir, hasPatch, hasVisible] = await Promise.all([
       isKind(join(dir, "prompt.md"), "file"),
       isKind(join(dir, "repo"), "dir"),
       isKind(join(dir, "hidden"), "dir"),
       isKind(join(dir, "solution"), "dir"),
       isKind(join(dir, "solution.patch"), "file"),
+      isKind(join(dir, "visible"), "dir"),
     ]);
     const gold = hasSolutionDir && hasPatch ? "both" : hasSolutionDir ? "dir" : hasPatch ? "patch" : "none";
-    layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, gold, lines: keyLines(text) });
+    layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, hasVisible, gold, lines: keyLines(text) });
   }
 
   issues.push(...checkPack(cardResult.ok ? cardResult.value.strata : strataOnly(cardText, cardPath), cardPath, layouts));

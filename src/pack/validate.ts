@@ -15,7 +15,7 @@ import { mapPool } from "../core/common/pool.js";
 import type { RunnerKind } from "../core/oracle/runner.js";
 import { runOracle as runOracleIn } from "../oracle/run-oracle.js";
 import { shellCouldNotStart, type SandboxDriver } from "../sandbox/driver.js";
-import { applyPatch, createScratch, layTree } from "../sandbox/workspace.js";
+import { applyPatch, cleanEnv, createScratch, layTree } from "../sandbox/workspace.js";
 import { listTreeSync } from "../sandbox/tree.js";
 import type { LoadedPack, LoadedTask } from "./load.js";
 
@@ -45,6 +45,8 @@ export interface TaskEvidence {
   leaks: LeakHit[];
   /** hidden/ paths that already exist in repo/: the agent sees an older version of them. */
   hidden_overlap: string[];
+  /** The visible command on the gold and on the empty patch (tasks with visible tests), and what that means. */
+  visible?: { gold: "pass" | "fail" | null; empty: "pass" | "fail"; note: string };
 }
 
 export interface ValidationReport {
@@ -139,6 +141,7 @@ async function validateTask(
     checks,
     leaks,
     hidden_overlap: task.hasHidden ? await overlap(join(task.dir, "hidden"), join(task.dir, "repo")) : [],
+    ...(task.task.visible_command === undefined ? {} : { visible: await visibleEvidence(task, options) }),
   };
 }
 
@@ -166,6 +169,8 @@ async function runOracle(
   const scratch = await createScratch("benchcard-validate-");
   try {
     await layTree(join(task.dir, "repo"), scratch.workspace);
+    // The same tree an attempt starts from: repo/, then the visible tests.
+    if (task.hasVisible) await layTree(join(task.dir, "visible"), scratch.workspace);
     if (options.withGold && task.gold === "dir") await layTree(join(task.dir, "solution"), scratch.workspace);
     if (options.withGold && task.gold === "patch") {
       const refused = await applyPatch(join(task.dir, "solution.patch"), scratch.workspace).then(
@@ -248,3 +253,40 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
+
+/**
+ * The visible command once on the gold and once on the empty patch. Recorded, not gated: visible
+ * tests that do not tell gold from empty (they do not cover the bug) are allowed, and said.
+ */
+async function visibleEvidence(task: LoadedTask, options: ValidateOptions): Promise<NonNullable<TaskEvidence["visible"]>> {
+  const once = async (withGold: boolean): Promise<"pass" | "fail"> => {
+    const scratch = await createScratch("benchcard-visible-");
+    try {
+      await layTree(join(task.dir, "repo"), scratch.workspace);
+      if (task.hasVisible) await layTree(join(task.dir, "visible"), scratch.workspace);
+      if (withGold && task.gold === "dir") await layTree(join(task.dir, "solution"), scratch.workspace);
+      if (withGold && task.gold === "patch") await applyPatch(join(task.dir, "solution.patch"), scratch.workspace);
+      const r = await options.driver.exec({
+        argv: ["/bin/sh", "-c", task.task.visible_command!],
+        workspace: scratch.workspace,
+        env: cleanEnv(options.env, scratch.home),
+        timeoutMs: 120_000,
+        stdoutFile: join(scratch.root, "out"),
+        stderrFile: join(scratch.root, "err"),
+        maxLogBytes: 1 << 20,
+      });
+      return r.exitCode === 0 && !r.timedOut ? "pass" : "fail";
+    } finally {
+      await scratch.dispose();
+    }
+  };
+  const empty = await once(false);
+  const gold = task.gold === "none" ? null : await once(true);
+  const note =
+    gold === "pass" && empty === "fail"
+      ? "the visible tests tell the gold from the empty patch"
+      : gold === null
+        ? "no gold to run the visible tests on"
+        : `the visible tests do not tell the gold (${gold}) from the empty patch (${empty}): they do not cover the bug`;
+  return { gold, empty, note };
+}

@@ -55,6 +55,15 @@ export function renderComparison(c: Comparison): string {
     `decision: ${c.decision?.reason ?? "-"}`,
     `environment: ${c.environment}`,
   );
+  if (c.human_vs_agent !== undefined) {
+    const h = c.human_vs_agent;
+    out.push("", `human (${h.human}) against agent, per task: hidden outcome, time to green, steers`);
+    for (const t of h.tasks) {
+      out.push(`  ${t.task_id}: human ${t.human.outcome}, ${t.human.time_to_green_s ?? "-"} s, ${t.human.steers ?? "unreported"} steer(s); agent ${t.agent.outcome}, ${t.agent.time_to_green_s ?? "-"} s, ${t.agent.steers ?? 0} steer(s)`);
+    }
+    out.push("", "sentences:");
+    for (const s of h.sentences) out.push(`  ${s.allowed ? "allowed" : "REFUSED"}: "${s.sentence}": ${s.reason}`);
+  }
   if (c.sentence !== null) out.push("", c.sentence);
   return out.join("\n");
 }

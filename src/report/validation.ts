@@ -31,6 +31,7 @@ export function renderValidation(report: ValidationReport): string {
       const how = leak.how === "verbatim" ? "appears verbatim" : `shares ${leak.shared.join(", ")}`;
       out.push(`${t.task_id}: ${leak.field} overlaps denylist line "${leak.line}" (${how})`);
     }
+    if (t.visible !== undefined) out.push(`${t.task_id}: visible tests: gold ${t.visible.gold ?? "-"}, empty ${t.visible.empty}: ${t.visible.note}`);
     if (t.hidden_overlap.length > 0) {
       out.push(`${t.task_id}: note: hidden/ replaces files the agent can see: ${t.hidden_overlap.join(", ")}`);
     }

@@ -26,6 +26,7 @@ import { HARNESS_VERSION } from "../version.js";
 import type { ResolvedAgent } from "./agent.js";
 import { disarmTree, listTreeSync, removeTree } from "../sandbox/tree.js";
 import { readAgentFile } from "../sandbox/agent-file.js";
+import { installVisibleCommand, readVisibleLog, summarizeVisibleLog, visibleGreen, type VisibleSummary } from "./visible.js";
 import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
@@ -60,6 +61,8 @@ export interface TaskFiles {
   paths: string[];
   repo: Record<string, FileEntry>;
   hidden: Record<string, FileEntry>;
+  /** Visible tests: laid into the workspace before the agent starts. */
+  visible: Record<string, FileEntry>;
 }
 
 /** Splits the lock's file table by task once per run, instead of scanning it per attempt. */
@@ -71,12 +74,12 @@ export function indexLock(lock: Lock): Map<string, TaskFiles> {
     const id = parts[1] as string;
     let files = index.get(id);
     if (files === undefined) {
-      files = { paths: [], repo: {}, hidden: {} };
+      files = { paths: [], repo: {}, hidden: {}, visible: {} };
       index.set(id, files);
     }
     files.paths.push(path);
     const part = parts[2];
-    if (part === "repo" || part === "hidden") files[part][parts.slice(3).join("/")] = entry;
+    if (part === "repo" || part === "hidden" || part === "visible") files[part][parts.slice(3).join("/")] = entry;
   }
   return index;
 }
@@ -169,11 +172,15 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
   };
   try {
     await layTree(join(task.dir, "repo"), workspace);
-    const baseline = ctx.files.get(attempt.task_id)?.repo ?? {};
+    if (task.hasVisible) await layTree(join(task.dir, "visible"), workspace);
+    const taskFiles = ctx.files.get(attempt.task_id);
+    // The agent starts from repo/ with visible/ laid over it: that is what its changes are measured against.
+    const baseline = { ...(taskFiles?.repo ?? {}), ...(taskFiles?.visible ?? {}) };
     const promptFile = join(io, "prompt.md");
     await copyFile(join(task.dir, "prompt.md"), promptFile);
     const usageFile = join(io, "usage.json");
 
+    const clockStart = Date.now() / 1000;
     const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
     // Before anything reads the agent's places: no setuid or setgid bit and no device file survives.
     const disarmed = [workspace, home, io].map((dir) => disarmTree(dir)).reduce((a, b) => ({
@@ -188,7 +195,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const note = [usageRead.note, parsed.note].filter((n) => n !== null).join("; ") || null;
     if (usageRead.text !== undefined) await writeFile(join(artifacts, "usage.json"), usageRead.text);
 
-    const diff = await diffWorkspace(workspace, join(task.dir, "repo"), baseline);
+    const diff = await diffWorkspace(workspace, [join(task.dir, "repo"), join(task.dir, "visible")], baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
     const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
     const hiddenFiles = Object.keys(hidden);
@@ -218,6 +225,19 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const truncated = truncation(usage, card.envelope);
     if (truncated !== undefined) facts.truncated = truncated;
 
+    let visible: VisibleSummary | null = null;
+    if (task.task.visible_command !== undefined) {
+      const logged = summarizeVisibleLog(readVisibleLog(join(io, "visible.jsonl")), clockStart);
+      const green = await visibleGreen(ctx.driver, {
+        command: task.task.visible_command,
+        workspace,
+        home: join(scratchRoot, "visible-home"),
+        hostEnv: ctx.hostEnv,
+        logDir: artifacts,
+        timeoutMs: oracleFor(card, task.task).timeoutMs,
+      });
+      visible = { ...logged, green_at_exit: green, logged_by: "sandbox" };
+    }
     let oracle: OracleResult | undefined;
     const decided = classify({ ...facts, oracle: { exit: 0, timedOut: false } });
     if (decided.outcome === "pass") {
@@ -272,6 +292,9 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
       wall_s: round3((performance.now() - started) / 1000),
       usage,
       usage_note: note,
+      actor: "agent",
+      steers: ctx.agent.kind === "spec" ? (ctx.agent.spec.steers ?? 0) : 0,
+      visible,
       diff: {
         files: diff.changes.length,
         lines_added: sum(diff.changes.map((c) => c.lines_added)),
@@ -302,6 +325,9 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
       wall_s: round3((performance.now() - started) / 1000),
       usage: parseUsage(undefined).usage,
       usage_note: null,
+      actor: "agent",
+      steers: ctx.agent.kind === "spec" ? (ctx.agent.spec.steers ?? 0) : 0,
+      visible: null,
       diff: { files: 0, lines_added: 0, lines_removed: 0, bytes: 0 },
       violations: [],
       limits: {},
@@ -347,7 +373,16 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     BENCHCARD_USAGE_FILE: paths.usageFile,
     // The envelope's caps reach the agent; a usage report above them is `truncated`.
     ...capEnv(ctx.pack.card.envelope),
+    // Visible tests: `benchcard-visible` on the PATH runs them and logs each run.
+    ...(task.task.visible_command === undefined
+      ? {}
+      : {
+          PATH: `${join(paths.io, "bin")}:${cleanEnv(ctx.hostEnv, paths.home).PATH}`,
+          BENCHCARD_VISIBLE_COMMAND: task.task.visible_command,
+          BENCHCARD_VISIBLE_LOG: join(paths.io, "visible.jsonl"),
+        }),
   };
+  if (task.task.visible_command !== undefined) await installVisibleCommand(join(paths.io, "bin"));
   const specDir = dirname(agent.path);
   const network = effectiveNetwork(ctx.pack.card.envelope.network, agent.spec.network);
   let proxy: EgressProxy | undefined;
@@ -389,7 +424,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
 }
 
 /** Folders that only hidden/ brings: the agent may create nothing inside them. */
-function hiddenOnlyDirs(hiddenFiles: readonly string[], repoFiles: readonly string[]): string[] {
+export function hiddenOnlyDirs(hiddenFiles: readonly string[], repoFiles: readonly string[]): string[] {
   const repoDirs = new Set(repoFiles.flatMap((p) => ancestors(p)));
   return [...new Set(hiddenFiles.flatMap((p) => ancestors(p)))].filter((d) => !repoDirs.has(d)).sort();
 }

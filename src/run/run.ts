@@ -41,7 +41,8 @@ export interface RunRecord {
   card_name: string;
   card_version: string;
   agent: {
-    kind: "builtin" | "spec";
+    /** "human" for a run made of human baseline sessions (benchcard session). */
+    kind: "builtin" | "spec" | "human";
     id: string;
     fingerprint: string;
     /** What the fingerprint hashed (spec agents), so `--resume` can name what changed. */
@@ -189,7 +190,11 @@ export async function resumeRun(options: ResumeOptions, makeDriver: (kind: RunRe
     throw new BenchcardError("drift", `Cannot resume "${runDir}": the pack's lock is not the one this run started with`);
   }
   const agent: ResolvedAgent =
-    record.agent.kind === "spec"
+    record.agent.kind === "human"
+      ? (() => {
+          throw new BenchcardError("bad_input", `Cannot resume "${runDir}": it is a run of human sessions; use \`benchcard session start\` for the tasks left`);
+        })()
+      : record.agent.kind === "spec"
       ? await agentFromText(record.agent.spec_text ?? "", record.agent.spec_path ?? "(run.json)", options.env, { pack: located.root, runs: dirname(runDir) })
       : await loadAgent(record.agent.id, { cwd: options.cwd, env: options.env });
   if (agent.fingerprint !== record.agent.fingerprint) {
@@ -254,7 +259,7 @@ export function planAttempts(lock: Lock, record: Pick<RunRecord, "split" | "shar
 }
 
 /** Loads a frozen pack, verifies it byte for byte, and snapshots stat signatures. */
-async function openFrozenPack(root: string): Promise<{ pack: LoadedPack; lock: Lock; snapshot: Map<string, string> }> {
+export async function openFrozenPack(root: string): Promise<{ pack: LoadedPack; lock: Lock; snapshot: Map<string, string> }> {
   const lock = await readLock(root);
   const verified = await verifyPack(root, { lock });
   if (verified.status !== "ok") {

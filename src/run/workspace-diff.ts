@@ -48,9 +48,22 @@ export async function scrubWorkspace(
  */
 export async function diffWorkspace(
   workspace: string,
-  repoDir: string,
+  /** Where the baseline's bytes are: a folder, or folders laid in order (the last one that has a path wins). */
+  sources: string | readonly string[],
   baseline: Readonly<Record<string, FileEntry>>,
 ): Promise<WorkspaceDiff> {
+  const layers = typeof sources === "string" ? [sources] : [...sources];
+  const source = (path: string) => {
+    for (const dir of [...layers].reverse()) {
+      try {
+        lstatSync(join(dir, path));
+        return join(dir, path);
+      } catch {
+        // not in this layer
+      }
+    }
+    return join(layers[0]!, path);
+  };
   const listing = listTree(workspace);
   const special = listing.special;
   const hostile = listing.badNames.map((p) => `name is not UTF-8: ${p}`);
@@ -75,13 +88,13 @@ export async function diffWorkspace(
     const before = baseline[path];
     const after = hashes[i]!;
     if (before !== undefined && before.sha256 === after.sha256 && before.kind === after.kind && before.executable === after.executable) continue;
-    const old = before === undefined ? null : await content(join(repoDir, path), before.kind);
+    const old = before === undefined ? null : await content(source(path), before.kind);
     const fresh = await content(join(workspace, path), after.kind);
     changes.push(await describe(path, before === undefined ? "added" : "modified", old, fresh, patches, (n) => (binaryBytes += n)));
   }
   for (const path of Object.keys(baseline).sort()) {
     if (present.has(path)) continue;
-    const old = await content(join(repoDir, path), baseline[path]!.kind);
+    const old = await content(source(path), baseline[path]!.kind);
     changes.push(await describe(path, "deleted", old, null, patches, (n) => (binaryBytes += n)));
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -10,8 +10,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   oracle: ["core", "sandbox"],
   pack: ["core", "sandbox", "oracle"],
   run: ["core", "sandbox", "oracle", "pack"],
+  session: ["core", "sandbox", "oracle", "pack", "run"],
   report: ["core", "pack", "run"],
-  cli: ["core", "sandbox", "oracle", "pack", "run", "report"],
+  cli: ["core", "sandbox", "oracle", "pack", "run", "session", "report"],
 };
 
 /** Files at the top of src/: what each may import. */

@@ -19,6 +19,12 @@ export const AgentSpecSchema = z
       .array(z.string().min(1))
       .default([])
       .describe("extra host paths the bwrap sandbox shows read-only; {spec_dir} expands"),
+    steers: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("how many times a human steered this agent after the clock started (edits to its prompt, plan or patch); 0 when absent"),
     fingerprint_paths: z
       .array(z.string().min(1))
       .optional()

@@ -78,6 +78,14 @@ export const RowSchema = z.object({
   wall_s: z.number(),
   usage: UsageSchema,
   usage_note: z.string().nullable(),
+  /** Who worked the task: an agent, or a human in a baseline session. */
+  actor: z.enum(["agent", "human"]),
+  /** Human edits to the prompt, plan or patch after the clock started; null only where nobody said (never publishable). */
+  steers: z.number().int().nonnegative().nullable(),
+  /** Visible test runs while the clock ran (tasks with visible tests). */
+  visible: z
+    .object({ runs: z.number(), time_to_green_s: z.number().nullable(), green_at_exit: z.boolean().nullable(), logged_by: z.enum(["sandbox", "harness"]) })
+    .nullable(),
   diff: z.object({ files: z.number(), lines_added: z.number(), lines_removed: z.number(), bytes: z.number() }),
   violations: z.array(z.object({ rule: z.string(), paths: z.array(z.string()), detail: z.string() })),
   log_truncated: z.boolean(),

@@ -4,6 +4,7 @@ import type { Report } from "../report/report-model.js";
 import { newcombeIndependent } from "../stats/proportion.js";
 import { percentileInterval } from "../stats/quantile.js";
 import { cheaper, costRatio } from "./cost.js";
+import { humanVsAgent, type HumanVsAgent } from "./human.js";
 import { mcnemarExact, minimumDetectableDifference, newcombePaired, type PairedTable } from "./paired.js";
 import { rateDecision, ruleDetectableDifference } from "./rule.js";
 
@@ -55,6 +56,8 @@ export interface Comparison {
   /** The citeable sentence of the comparison; null unless OK. */
   sentence: string | null;
   /** For a run on the public split against one on the holdout: public minus holdout, unpaired. */
+  /** A human baseline against an agent: per task side by side, and which sentences the data allow. */
+  human_vs_agent?: HumanVsAgent;
   holdout_delta?: { public: "A" | "B"; public_rate: number; holdout_rate: number; public_n: number; holdout_n: number; difference: number; interval: [number, number]; method: string };
 }
 
@@ -229,6 +232,8 @@ export function buildComparison(a: Report, b: Report, options: CompareOptions): 
     sentence: null,
   };
   comparison.sentence = compareSentence(comparison, a);
+  const people = humanVsAgent(a, b, { winner: rateWinner, reason: decision.reason }, a.identity.timeout_policy);
+  if (people !== null) comparison.human_vs_agent = people;
   return comparison;
 }
 

@@ -162,6 +162,11 @@ export const TaskSchema = z
     oracle: z.string().min(1).optional().describe("overrides the card's oracle"),
     oracle_timeout_s: z.number().positive().optional(),
     runner: z.enum(RUNNERS).optional().describe("overrides the card's contract.runner"),
+    visible_command: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("the visible test command both an agent (as benchcard-visible) and a human (session check) may run while the clock runs; run by /bin/sh in the workspace"),
     control: z.enum(["negative", "must_fail_forever"]).optional(),
     fences: FencesSchema.optional(),
     origin: z.enum(["internal", "synthetic", "public_web"]),

@@ -9,6 +9,8 @@ export interface TaskLayout {
   hasPrompt: boolean;
   hasRepo: boolean;
   hasHidden: boolean;
+  /** visible/: tests both sides may run while the clock runs. */
+  hasVisible: boolean;
   gold: "dir" | "patch" | "both" | "none";
   /** The line of each top-level key of task.yaml. */
   lines: Readonly<Record<string, number>>;
@@ -51,6 +53,9 @@ export function checkPack(
     }
     if (layout.gold === "none" && controlRole(task) === "normal") {
       problem("", "missing_gold", `task "${folder}" has no gold fix (solution/ or solution.patch)`);
+    }
+    if (layout.hasVisible && task.visible_command === undefined) {
+      problem("", "visible_without_command", `task "${folder}" has visible/ tests but no visible_command to run them`);
     }
     if (!layout.hasHidden && controlRole(task) === "normal") {
       problem("", "missing_hidden", `task "${folder}" has no hidden/ tests`);

@@ -98,6 +98,8 @@ export interface Report {
     most_tries: number;
     /** How often the holdout was used and by whom (holdout runs only). */
     holdout: { runs: number; agents: string[]; chain: string } | null;
+    /** Who worked the tasks: an agent, or a human in baseline sessions. */
+    actor: "agent" | "human";
     retried_attempts: number;
     replays: number;
     seed: number;
@@ -122,7 +124,7 @@ export interface Report {
   /** Why the overall line is withheld, when it is. */
   overall_withheld: string | null;
   controls: { task_id: string; role: Row["role"]; outcome: Outcome | "missing"; expected: string; ok: boolean }[];
-  tasks: (TaskOutcome & { attempts: (Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts"> & { tokens: number | null })[] })[];
+  tasks: (TaskOutcome & { attempts: (Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts" | "steers" | "visible" | "oracle_integrity"> & { tokens: number | null })[] })[];
   sentence: string | null;
 }
 
@@ -311,6 +313,7 @@ export function buildReport(input: ReportInput): Report {
       max_retries: card.envelope.max_retries,
     },
     most_tries: Math.max(1, ...allRows.map((r) => r.retry + 1)),
+    actor: allRows.some((r) => r.actor === "human") ? ("human" as const) : ("agent" as const),
     holdout: input.holdout === undefined ? null : { runs: input.holdout.runs, agents: input.holdout.agents, chain: input.holdout.chain },
     retried_attempts: rows.filter((r) => r.retry > 0).length,
     replays: run.replays,
@@ -341,6 +344,9 @@ export function buildReport(input: ReportInput): Report {
           reason: r.reason,
           wall_s: r.wall_s,
           tokens: r.usage.input_tokens === null && r.usage.output_tokens === null ? null : (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0),
+          steers: r.steers,
+          visible: r.visible,
+          oracle_integrity: r.oracle_integrity,
           artifacts: r.artifacts,
         }));
         return [{ ...j, attempts: attempts.sort((a, b) => a.replay - b.replay) }];
