@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendFile, chmod, readFile, symlink, unlink, utimes } from "node:fs/promises";
+import { appendFile, chmod, readFile, symlink, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Lock } from "../core/pack/lock.js";
@@ -9,6 +9,8 @@ import type { VerifyReport } from "./verify.js";
 
 test("freeze writes the lock; one byte appended to a hidden test makes verify exit 2 naming it", async (t) => {
   const pack = await copyExample(t, { tasks: ["py-fix-clamp", "js-fix-sum", "ctl-keep-green", "ctl-never-green"] });
+  const card = join(pack, "benchcard.yaml");
+  await writeFile(card, (await readFile(card, "utf8")).replace("isolation: bwrap,", "isolation: bwrap, min_holdout_tasks: 1,"));
   const frozen = await runCli(["freeze", pack, "--holdout", "0.5", "--seed", "3"]);
   assert.equal(frozen.code, 0, frozen.stdout + frozen.stderr);
   const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as Lock;
@@ -16,7 +18,8 @@ test("freeze writes the lock; one byte appended to a hidden test makes verify ex
   assert.match(lock.pack_hash, /^[0-9a-f]{64}$/);
   assert.equal(lock.validation.tasks["py-fix-clamp"]?.status, "green");
   assert.equal(lock.split?.seed, 3);
-  assert.equal((lock.split?.holdout.length ?? 0) + (lock.split?.tune.length ?? 0), 4);
+  assert.equal((lock.split?.holdout.length ?? 0) + (lock.split?.tune.length ?? 0), 2, "scored tasks are split");
+  assert.deepEqual(lock.split?.controls, ["ctl-keep-green", "ctl-never-green"], "controls run in every split");
 
   const clean = await runCli(["verify", pack]);
   assert.equal(clean.code, 0, clean.stdout + clean.stderr);

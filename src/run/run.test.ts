@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Lock } from "../core/pack/lock.js";
@@ -73,6 +73,8 @@ test("run refuses a pack that was never frozen (4) and one that drifted (2)", as
 test("replays, holdout split and shards: seeded and deterministic", async (t) => {
   const dir = await tempDir(t);
   const pack = await copyExample(t, { tasks: ["js-fix-sum", "js-fix-range", "js-fix-unique", "js-fix-capitalize"] });
+  const card = join(pack, "benchcard.yaml");
+  await writeFile(card, (await readFile(card, "utf8")).replace("isolation: bwrap,", "isolation: bwrap, min_holdout_tasks: 2,"));
   assert.equal((await runCli(["freeze", pack, "--holdout", "0.5", "--seed", "4"])).code, 0);
   const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { split: { holdout: string[] } };
   const run = async (id: string, extra: string[]) => {
