@@ -15,6 +15,7 @@ const validateCommand: Command = async (a, io) => (await import("./commands/pack
 const freezeCommand: Command = async (a, io) => (await import("./commands/pack.js")).freezeCommand(a, io);
 const mergeCommand: Command = async (a, io) => (await import("./commands/merge.js")).mergeCommand(a, io);
 const sessionCommand: Command = async (a, io) => (await import("./commands/session.js")).sessionCommand(a, io);
+const correctCommand: Command = async (a, io) => (await import("./commands/correct.js")).correctCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -48,6 +49,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     summary:
       "session start <pack> --task ID --role human --out DIR | session check <session-dir>\n" +
       "      session stop <session-dir> --steers N [--notes TEXT]   a human baseline under the agent's clock",
+  },
+  correct: {
+    run: correctCommand,
+    summary: "correct <run-dir> --attempt ID --outcome O --reason TEXT --by WHO   a correction row (the original row stays)",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

@@ -53,6 +53,7 @@ export function renderReport(report: Report): string {
   }
   if (report.overall_withheld !== null) out.push(`overall: withheld: ${report.overall_withheld}`);
   else out.push(`overall: ${stratumCells(report.overall).slice(1, 5).join("  ")}${report.homogeneity ? ` (homogeneity p = ${report.homogeneity.p.toPrecision(3)})` : ""}`);
+  for (const c of report.corrections) out.push(`correction: ${c.corrects} -> ${c.outcome} by ${c.by} at ${c.at}: ${c.reason}`);
   if (report.sentence !== null) out.push("", report.sentence);
   return out.join("\n");
 }

@@ -1,6 +1,6 @@
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
 import { BenchcardError, type Issue } from "../core/common/errors.js";
-import { RowSchema, type Row } from "../core/attempt/ledger-row.js";
+import { CORRECTION_SCHEMA, CorrectionSchema, RowSchema, type Correction, type Row } from "../core/attempt/ledger-row.js";
 
 /**
  * The append-only ledger: one JSON line per attempt. Each append is written and fsynced before
@@ -35,6 +35,8 @@ export interface LedgerRead {
   rows: Row[];
   /** Bytes of a torn last line that were cut off (a crash mid-write). */
   repairedBytes: number;
+  /** Correction rows appended after the fact (they are not attempts). */
+  corrections: Correction[];
 }
 
 /**
@@ -56,6 +58,7 @@ export async function readLedger(path: string, options: { repair: boolean }): Pr
     if (options.repair) await truncate(path, Buffer.byteLength(complete));
   }
   const rows: Row[] = [];
+  const corrections: Correction[] = [];
   const issues: Issue[] = [];
   complete
     .split("\n")
@@ -68,6 +71,12 @@ export async function readLedger(path: string, options: { repair: boolean }): Pr
         issues.push({ code: "bad_row", file: path, line: i + 1, path: "", message: "not JSON" });
         return;
       }
+      if ((data as { schema?: unknown } | null)?.schema === CORRECTION_SCHEMA) {
+        const c = CorrectionSchema.safeParse(data);
+        if (c.success) corrections.push(c.data);
+        else for (const issue of c.error.issues) issues.push({ code: "bad_correction", file: path, line: i + 1, path: issue.path.join("."), message: issue.message });
+        return;
+      }
       const parsed = RowSchema.safeParse(data);
       if (parsed.success) rows.push(parsed.data);
       else {
@@ -77,5 +86,16 @@ export async function readLedger(path: string, options: { repair: boolean }): Pr
       }
     });
   if (issues.length > 0) throw new BenchcardError("bad_input", `Cannot read ledger "${path}": ${issues.length} bad row(s)`, issues.slice(0, 20));
-  return { rows, repairedBytes };
+  return { rows, repairedBytes, corrections };
+}
+
+/** Appends one correction to a run's ledger, flushed to disk. */
+export async function appendCorrection(path: string, correction: Correction): Promise<void> {
+  const handle = await open(path, "a");
+  try {
+    await handle.write(`${JSON.stringify(correction)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

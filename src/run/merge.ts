@@ -19,7 +19,8 @@ export async function mergeRuns(options: { runDirs: readonly string[]; out: stri
   const shards = await Promise.all(
     options.runDirs.map(async (dir) => {
       const runDir = resolve(options.cwd, dir);
-      return { runDir, record: await readRunRecord(runDir), rows: (await readLedger(join(runDir, LEDGER_FILE), { repair: false })).rows };
+      const ledger = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
+      return { runDir, record: await readRunRecord(runDir), rows: ledger.rows, corrections: ledger.corrections };
     }),
   );
   const first = shards[0]!.record;
@@ -68,7 +69,8 @@ export async function mergeRuns(options: { runDirs: readonly string[]; out: stri
     if ((await readdir(attempts).catch(() => undefined)) !== undefined) await cp(attempts, join(outDir, "attempts"), { recursive: true, errorOnExist: true, force: false });
   }
   rows.sort((a, b) => order.get(baseAttemptId(a.attempt_id))! - order.get(baseAttemptId(b.attempt_id))! || a.retry - b.retry);
-  await writeFileAtomic(join(outDir, LEDGER_FILE), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  const corrections = shards.flatMap((s) => s.corrections).sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  await writeFileAtomic(join(outDir, LEDGER_FILE), [...rows, ...corrections].map((r) => `${JSON.stringify(r)}\n`).join(""));
   const digests = new Set(shards.map((s) => s.record.environment?.digest));
   const times = shards.map((s) => s.record);
   const record: RunRecord = {

@@ -164,3 +164,26 @@ test("compare: a sentence of its own; environments that differ are refused unles
   assert.equal(allowed.code, 0, allowed.stdout);
   assert.match(allowed.stdout, /environment differs, allowed by --allow-env-drift\.$/m);
 });
+
+test("corrections are rows, not edits: the latest is used, every one listed, the original row stays", async (t) => {
+  const pack = await frozenExample(t, { tasks: ["py-fix-clamp", "js-fix-sum"], editCard: small });
+  const out = join(await tempDir(t), "runs");
+  assert.equal((await runCli(["run", pack, "--agent", "nop", "--out", out, "--run-id", "c", "--isolation", "process"])).code, 0);
+  const runDir = join(out, "c");
+  const bad = await runCli(["correct", runDir, "--attempt", "nope#0", "--outcome", "pass", "--reason", "x", "--by", "me"]);
+  assert.equal(bad.code, 4);
+  for (const [outcome, reason] of [["pass", "the hidden test was wrong"], ["harness", "the grader crashed on this task; rerun it"]]) {
+    const r = await runCli(["correct", runDir, "--attempt", "py-fix-clamp#0", "--outcome", outcome!, "--reason", reason!, "--by", "reviewer"]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const ledger = (await readFile(join(runDir, "ledger.jsonl"), "utf8")).trim().split("\n");
+  assert.equal(ledger.length, 4, "two rows and two corrections");
+  assert.equal((JSON.parse(ledger[0]!) as Row).outcome, "fail", "the original row is untouched");
+  const report = JSON.parse((await runCli(["report", runDir, "--json"])).stdout) as Report;
+  assert.equal(report.corrections.length, 2);
+  const task = report.tasks.find((x) => x.task_id === "py-fix-clamp")!;
+  assert.equal(task.outcome, "harness", "the latest correction applies");
+  assert.match(task.attempts[0]!.reason, /corrected by reviewer: the grader crashed .* \(was fail: /);
+  const resumed = await runCli(["run", "--resume", runDir, "--isolation", "process"]);
+  assert.match(resumed.stdout, /0 run now, 2 already in the ledger/);
+});

@@ -18,7 +18,7 @@ import type { Io } from "../io.js";
 export async function loadReport(runDirArg: string, io: Io, options: { pack?: string } = {}) {
   const runDir = resolve(io.cwd, runDirArg);
   const record = await readRunRecord(runDir);
-  const { rows } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
+  const { rows, corrections } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
   const located = await locatePack(runDir, record, options.pack === undefined ? undefined : resolve(io.cwd, options.pack));
   const lock = located.lock;
   const verified = await verifyPack(located.root, { lock });
@@ -47,6 +47,7 @@ export async function loadReport(runDirArg: string, io: Io, options: { pack?: st
     scheduledTasks,
     drift: verified.drift,
     ...(record.split === "holdout" ? { holdout: await readHoldoutLog(located.root) } : {}),
+    corrections,
   });
   return { report, runDir, record, rows, lock, pack };
 }

@@ -134,3 +134,34 @@ export function boundRow(row: Row): Row {
   }
   return bounded;
 }
+
+/**
+ * A correction: appended after the fact when a row's outcome was wrong (a grader fault found
+ * later, an adjudication). The row it corrects stays; reports use the latest correction of each
+ * attempt and list every one.
+ */
+export const CORRECTION_SCHEMA = "benchcard.correction/1" as const;
+
+export const CorrectionSchema = z.strictObject({
+  schema: z.literal(CORRECTION_SCHEMA),
+  corrects: z.string().min(1).describe("the attempt_id of the row corrected"),
+  outcome: z.enum(OUTCOMES),
+  reason: z.string().min(1),
+  by: z.string().min(1).describe("who or what made the correction"),
+  at: z.string(),
+});
+export type Correction = z.output<typeof CorrectionSchema>;
+
+/** The rows with the latest correction of each attempt applied (outcome and reason), and which were. */
+export function applyCorrections(rows: readonly Row[], corrections: readonly Correction[]): { rows: Row[]; corrected: Set<string> } {
+  const latest = new Map<string, Correction>();
+  for (const c of corrections) latest.set(c.corrects, c);
+  const corrected = new Set<string>();
+  const out = rows.map((r) => {
+    const c = latest.get(r.attempt_id);
+    if (c === undefined) return r;
+    corrected.add(r.attempt_id);
+    return { ...r, outcome: c.outcome, reason: `corrected by ${c.by}: ${c.reason} (was ${r.outcome}: ${r.reason})` };
+  });
+  return { rows: out, corrected };
+}

@@ -1,6 +1,6 @@
 import { UNKNOWN, type Card } from "../pack/card.js";
 import type { DriftEntry } from "../pack/digest.js";
-import type { Row } from "../attempt/ledger-row.js";
+import { applyCorrections, type Correction, type Row } from "../attempt/ledger-row.js";
 import type { Lock } from "../pack/lock.js";
 import { CENSORED, OUTCOMES, type Outcome } from "../attempt/outcome.js";
 import { seededPrng } from "../common/random.js";
@@ -70,6 +70,8 @@ export interface ReportInput {
   drift: readonly DriftEntry[];
   /** The pack's holdout log, for a run on the holdout. */
   holdout?: HoldoutUsage;
+  /** Correction rows of the ledger: the latest for each attempt is applied, every one listed. */
+  corrections?: readonly Correction[];
 }
 
 export interface Report {
@@ -125,6 +127,8 @@ export interface Report {
   overall_withheld: string | null;
   controls: { task_id: string; role: Row["role"]; outcome: Outcome | "missing"; expected: string; ok: boolean }[];
   tasks: (TaskOutcome & { attempts: (Pick<Row, "replay" | "outcome" | "reason" | "wall_s" | "artifacts" | "steers" | "visible" | "oracle_integrity"> & { tokens: number | null })[] })[];
+  /** Every correction appended to the ledger, in order; the latest per attempt is applied. */
+  corrections: Correction[];
   sentence: string | null;
 }
 
@@ -144,8 +148,10 @@ const REQUIRED_TEXT: readonly [string, (c: Card) => string][] = [
 
 export function buildReport(input: ReportInput): Report {
   const { card, lock, run } = input;
-  // Retries are rows of their own; only each attempt's last row is scored.
-  const allRows = input.rows;
+  // Corrections replace an attempt's outcome (the row stays); retries are rows of their own, and
+  // only each attempt's last try is scored.
+  const corrections = input.corrections ?? [];
+  const allRows = applyCorrections(input.rows, corrections).rows;
   const rows = finalRows(allRows);
   const policy = card.policy;
   const byTask = new Map<string, Row[]>();
@@ -351,6 +357,7 @@ export function buildReport(input: ReportInput): Report {
         }));
         return [{ ...j, attempts: attempts.sort((a, b) => a.replay - b.replay) }];
       }),
+    corrections: [...corrections],
     sentence: null,
   };
   report.sentence = status === "OK" ? citeableSentence(report) : null;
@@ -482,6 +489,7 @@ export function citeableSentence(report: Report): string {
     `leak check ${id.leak_check}${id.holdout === null ? "" : `, holdout used ${id.holdout.runs} time(s)`}: ` +
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
     `${timeouts}; censored ${censored}` +
+    `${report.corrections.length === 0 ? "" : `; ${report.corrections.length} correction(s) applied, listed in the report`}` +
     `${id.environment_digest === null ? "; environment not recorded" : `; environment ${id.environment_digest.slice(0, 12)}`}.`
   );
 }
