@@ -16,6 +16,7 @@ const freezeCommand: Command = async (a, io) => (await import("./commands/pack.j
 const mergeCommand: Command = async (a, io) => (await import("./commands/merge.js")).mergeCommand(a, io);
 const sessionCommand: Command = async (a, io) => (await import("./commands/session.js")).sessionCommand(a, io);
 const correctCommand: Command = async (a, io) => (await import("./commands/correct.js")).correctCommand(a, io);
+const k8sCommand: Command = async (a, io) => (await import("./commands/k8s.js")).k8sCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -53,6 +54,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   correct: {
     run: correctCommand,
     summary: "correct <run-dir> --attempt ID --outcome O --reason TEXT --by WHO   a correction row (the original row stays)",
+  },
+  k8s: {
+    run: k8sCommand,
+    summary: "k8s <pack> --agent SPEC --shards N --image IMAGE [--out FILE] [--seed S] [--parallelism P]   Kubernetes Indexed Job manifests",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {
