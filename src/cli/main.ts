@@ -17,6 +17,7 @@ const mergeCommand: Command = async (a, io) => (await import("./commands/merge.j
 const sessionCommand: Command = async (a, io) => (await import("./commands/session.js")).sessionCommand(a, io);
 const correctCommand: Command = async (a, io) => (await import("./commands/correct.js")).correctCommand(a, io);
 const k8sCommand: Command = async (a, io) => (await import("./commands/k8s.js")).k8sCommand(a, io);
+const regradeCommand: Command = async (a, io) => (await import("./commands/regrade.js")).regradeCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -58,6 +59,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   k8s: {
     run: k8sCommand,
     summary: "k8s <pack> --agent SPEC --shards N --image IMAGE [--out FILE] [--seed S] [--parallelism P]   Kubernetes Indexed Job manifests",
+  },
+  regrade: {
+    run: regradeCommand,
+    summary: "regrade <run-dir> --pack NEW-PACK --out DIR   each attempt's saved diff graded by a new pack version, never rerunning the agent",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

@@ -37,6 +37,7 @@ export function renderReport(report: Report): string {
     "",
     `${id.card} ${id.version}, pack ${id.pack_hash.slice(0, 12)}…, run ${id.run_id}, agent ${id.agent_id} (${id.agent_fingerprint.slice(0, 12)}…), ${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests NOT guaranteed secret)"}, ${id.replays} replay(s), seed ${id.seed}, split ${id.split}`,
     `intervals: ${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}% on the scoreable rate (pass/scored); strict rate = pass/scheduled`,
+    ...(id.regraded_from === null ? [] : [`regraded with pack ${id.pack_hash.slice(0, 12)} from run ${id.regraded_from.run_id} (pack ${id.regraded_from.pack_hash.slice(0, 12)}); the agent was not rerun`]),
     "",
   );
   if (report.status !== "OK") {

@@ -58,6 +58,8 @@ export interface RunRecord {
   scheduled: number;
   /** Tools and versions the run ran with (absent in runs from older versions). */
   environment?: Environment;
+  /** For a run made by `benchcard regrade`: the run it regrades and that run's pack. */
+  regraded_from?: { run_id: string; pack_hash: string; dir: string };
   /** For a run made by `benchcard merge`: the shards it was made of. */
   merged_from?: { run_id: string; shard: string; dir: string; rows: number; environment_digest: string | null }[];
   started_at: string;

@@ -43,6 +43,7 @@ export async function loadReport(runDirArg: string, io: Io, options: { pack?: st
       shard: record.shard,
       environment_digest: record.environment?.digest ?? null,
       merged_shards: record.merged_from?.length ?? 0,
+      regraded_from: record.regraded_from === undefined ? null : { run_id: record.regraded_from.run_id, pack_hash: record.regraded_from.pack_hash },
     },
     scheduledTasks,
     drift: verified.drift,

@@ -94,6 +94,8 @@ export const RowSchema = z.object({
   started_at: z.string(),
   ended_at: z.string(),
   artifacts: z.record(z.string(), z.string()),
+  /** Set by `benchcard regrade`: the run, attempt and outcome this row regrades. */
+  regraded_from: z.object({ run_id: z.string(), attempt_id: z.string(), outcome: z.enum(OUTCOMES) }).nullable().optional(),
 });
 
 export type Row = z.output<typeof RowSchema>;

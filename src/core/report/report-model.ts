@@ -58,6 +58,8 @@ export interface RunInfo {
   environment_digest?: string | null;
   /** How many shards `benchcard merge` made this run from (0 for an ordinary run). */
   merged_shards?: number;
+  /** For a regraded run: the run it regrades and that run's pack. */
+  regraded_from?: { run_id: string; pack_hash: string } | null;
 }
 
 export interface ReportInput {
@@ -100,6 +102,7 @@ export interface Report {
     most_tries: number;
     /** How often the holdout was used and by whom (holdout runs only). */
     holdout: { runs: number; agents: string[]; chain: string } | null;
+    regraded_from: { run_id: string; pack_hash: string } | null;
     /** Who worked the tasks: an agent, or a human in baseline sessions. */
     actor: "agent" | "human";
     retried_attempts: number;
@@ -319,6 +322,7 @@ export function buildReport(input: ReportInput): Report {
       max_retries: card.envelope.max_retries,
     },
     most_tries: Math.max(1, ...allRows.map((r) => r.retry + 1)),
+    regraded_from: run.regraded_from ?? null,
     actor: allRows.some((r) => r.actor === "human") ? ("human" as const) : ("agent" as const),
     holdout: input.holdout === undefined ? null : { runs: input.holdout.runs, agents: input.holdout.agents, chain: input.holdout.chain },
     retried_attempts: rows.filter((r) => r.retry > 0).length,
@@ -481,7 +485,7 @@ export function citeableSentence(report: Report): string {
   const never = report.controls.filter((c) => c.role === "must_fail_forever").length;
   const controls = negatives + never === 0 ? "no run controls" : `controls green (${negatives} negative kept green, ${never} must_fail_forever not passed)`;
   return (
-    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}, split ${id.split}), ${tasks} tasks in ${report.strata.length} strata (${perStratum}), ` +
+    `On ${id.card} ${id.version} (pack ${id.pack_hash.slice(0, 12)}, split ${id.split}${id.regraded_from === null ? "" : `; regraded with pack ${id.pack_hash.slice(0, 12)} from run ${id.regraded_from.run_id} on pack ${id.regraded_from.pack_hash.slice(0, 12)}`}), ${tasks} tasks in ${report.strata.length} strata (${perStratum}), ` +
     `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}), envelope ${env.wall_s} s wall, ${cap(env.max_output_tokens, "output tokens")}, ${cap(env.max_steps, "steps")}, ${tries}, ` +
     `${id.replays} replay${id.replays > 1 ? "s" : ""}, seed ${id.seed}, ` +
     `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, ` +

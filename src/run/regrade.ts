@@ -1,0 +1,140 @@
+import { spawnSync } from "node:child_process";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { canonicalJson } from "../core/attempt/agent.js";
+import { boundRow, type Row } from "../core/attempt/ledger-row.js";
+import { classify } from "../core/attempt/outcome.js";
+import { finalRows } from "../core/attempt/schedule.js";
+import { BenchcardError } from "../core/common/errors.js";
+import { oracleFor } from "../core/pack/card.js";
+import { runOracle } from "../oracle/run-oracle.js";
+import { hashFilesSync } from "../pack/hash.js";
+import { writeFileAtomic } from "../pack/lockfile.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+import { createScratch, layTree } from "../sandbox/workspace.js";
+import { indexLock, LOG_CAP_BYTES, type TaskFiles } from "./attempt.js";
+import type { Card } from "../core/pack/card.js";
+import type { Lock } from "../core/pack/lock.js";
+import type { LoadedTask } from "../pack/load.js";
+import { readLedger } from "./ledger.js";
+import { locatePack, packRelative } from "./locate-pack.js";
+import { LEDGER_FILE, openFrozenPack, readRunRecord, RUN_FILE, type RunRecord } from "./run.js";
+
+/**
+ * `benchcard regrade`: every attempt's saved diff, re-applied to the new pack version's starting
+ * tree, graded by its new hidden tests (sentinel and per-test results as in a run), never
+ * rerunning the agent. Rows reference the attempt they regrade. Refused when the card's scoring
+ * rules changed; a task whose repo/ changed cannot take the old diff, and its row is void.
+ */
+export async function regradeRun(options: { runDir: string; pack: string; out: string; cwd: string; env: NodeJS.ProcessEnv; driver: SandboxDriver; now: () => Date }): Promise<{ outDir: string; rows: Row[]; record: RunRecord }> {
+  const runDir = resolve(options.cwd, options.runDir);
+  const record = await readRunRecord(runDir);
+  const { rows: allRows } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
+  const old = await locatePack(runDir, record);
+  const oldPack = await openFrozenPack(old.root);
+  const fresh = await openFrozenPack(resolve(options.cwd, options.pack));
+  const rules = (c: typeof oldPack.pack.card) => ({ contract: c.contract, policy: c.policy, controls: c.controls, envelope: c.envelope });
+  const changed = (["contract", "policy", "controls", "envelope"] as const).filter((k) => canonicalJson(rules(oldPack.pack.card)[k]) !== canonicalJson(rules(fresh.pack.card)[k]));
+  if (changed.length > 0) {
+    throw new BenchcardError("refused", `Cannot regrade "${runDir}" with pack "${options.pack}": the card's scoring rules changed (${changed.join(", ")}); a new card is a new run`);
+  }
+  const outDir = resolve(options.cwd, options.out);
+  if (((await readdir(outDir).catch(() => undefined)) ?? []).length > 0) throw new BenchcardError("bad_input", `Cannot regrade into "${outDir}": the folder exists and is not empty`);
+  await mkdir(outDir, { recursive: true });
+  const oldFiles = indexLock(oldPack.lock);
+  const newFiles = indexLock(fresh.lock);
+  const tasks = new Map(fresh.pack.tasks.map((t) => [t.task.id, t]));
+  const out: Row[] = [];
+  for (const row of finalRows(allRows)) {
+    const base: Row = { ...row, run_id: basename(outDir), pack_hash: fresh.lock.pack_hash, card_hash: fresh.lock.card_hash, regraded_from: { run_id: record.run_id, attempt_id: row.attempt_id, outcome: row.outcome } };
+    const task = tasks.get(row.task_id);
+    const before = oldFiles.get(row.task_id);
+    const after = newFiles.get(row.task_id);
+    if (task === undefined || after === undefined) {
+      out.push(boundRow({ ...base, outcome: "void", reason: `regrade: task "${row.task_id}" is not in the new pack` }));
+      continue;
+    }
+    const tree = (f: typeof after | undefined) => canonicalJson({ repo: f?.repo ?? {}, visible: f?.visible ?? {} });
+    if (tree(before) !== tree(after)) {
+      out.push(boundRow({ ...base, outcome: "void", reason: "regrade: the new pack changed this task's repo/ (or visible/), so the saved diff may no longer apply" }));
+      continue;
+    }
+    if (row.outcome !== "pass" && row.outcome !== "fail") {
+      out.push(boundRow({ ...base, reason: `regrade: kept as ${row.outcome} (it does not depend on the hidden tests): ${row.reason}` }));
+      continue;
+    }
+    out.push(boundRow(await regradeOne(row, base, { task, files: after, runDir, outDir, card: fresh.pack.card, lock: fresh.lock, driver: options.driver, env: options.env })));
+  }
+  await writeFileAtomic(join(outDir, LEDGER_FILE), out.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  const regraded: RunRecord = {
+    ...record,
+    run_id: basename(outDir),
+    pack: fresh.pack.root,
+    pack_relative: packRelative(outDir, fresh.pack.root),
+    pack_hash: fresh.lock.pack_hash,
+    card_hash: fresh.lock.card_hash,
+    card_name: fresh.lock.card_name,
+    card_version: fresh.lock.card_version,
+    scheduled: out.length,
+    regraded_from: { run_id: record.run_id, pack_hash: record.pack_hash, dir: runDir },
+    started_at: options.now().toISOString(),
+    ended_at: options.now().toISOString(),
+  };
+  await writeFileAtomic(join(outDir, RUN_FILE), `${JSON.stringify(regraded, null, 2)}\n`);
+  return { outDir, rows: out, record: regraded };
+}
+
+async function regradeOne(
+  row: Row,
+  base: Row,
+  o: { task: LoadedTask; files: TaskFiles; runDir: string; outDir: string; card: Card; lock: Lock; driver: SandboxDriver; env: NodeJS.ProcessEnv },
+): Promise<Row> {
+  const patch = row.artifacts.diff === undefined ? undefined : join(o.runDir, row.artifacts.diff);
+  const scratch = await createScratch("benchcard-regrade-");
+  try {
+    await layTree(join(o.task.dir, "repo"), scratch.workspace);
+    if (o.task.hasVisible) await layTree(join(o.task.dir, "visible"), scratch.workspace);
+    if (patch !== undefined && row.diff.files > 0) {
+      const applied = spawnSync("git", ["apply", "--whitespace=nowarn", "--unsafe-paths", patch], { cwd: scratch.workspace, env: { PATH: o.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: scratch.root }, encoding: "utf8" });
+      if (applied.status !== 0) return { ...base, outcome: "void", reason: `regrade: the saved diff does not apply: ${(applied.stderr ?? "").trim().split("\n")[0] ?? ""}` };
+    }
+    const hiddenFiles = Object.keys(o.files.hidden);
+    if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), scratch.workspace);
+    const laid = hashFilesSync(scratch.workspace, hiddenFiles);
+    if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { ...base, outcome: "harness", reason: "regrade: hidden tests laid over the workspace differ from the lock" };
+    const artifacts = join(o.outDir, "attempts", row.task_id, String(row.replay));
+    await mkdir(artifacts, { recursive: true });
+    const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
+    const oracle = await runOracle({
+      driver: o.driver,
+      runner,
+      argv,
+      timeoutMs,
+      workspace: scratch.workspace,
+      scratch: join(scratch.root, "oracle"),
+      hostEnv: o.env,
+      stdoutFile: join(artifacts, "oracle.out"),
+      stderrFile: join(artifacts, "oracle.err"),
+      maxLogBytes: LOG_CAP_BYTES,
+      hiddenFiles,
+      expected: o.lock.validation.tasks[row.task_id]?.expected_tests ?? null,
+    });
+    if (oracle.results !== undefined) await writeFile(join(artifacts, "tests.json"), `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
+    const facts = { agentExit: row.agent_exit, agentSignal: row.agent_signal, agentTimedOut: false, violations: "", hiddenIntact: true, oracle: { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut, ...(oracle.harnessError === undefined ? {} : { harnessError: oracle.harnessError }), ...(oracle.tests === undefined ? {} : { tests: { verdict: oracle.tests.verdict, reason: oracle.tests.reason } }) } };
+    const { outcome, reason } = classify(facts);
+    const rel = `attempts/${row.task_id}/${row.replay}`;
+    return {
+      ...base,
+      outcome,
+      reason: `regrade: ${reason}`,
+      oracle_exit: oracle.exec.exitCode,
+      oracle_wall_s: Math.round(oracle.exec.wallMs) / 1000,
+      oracle_integrity: oracle.integrity,
+      tests: oracle.tests?.summary ?? null,
+      violations: outcome === "invalid" ? [{ rule: "oracle_tampered", paths: [], detail: reason }] : [],
+      artifacts: { ...base.artifacts, oracle_stdout: `${rel}/oracle.out`, oracle_stderr: `${rel}/oracle.err`, ...(oracle.results === undefined ? {} : { tests: `${rel}/tests.json` }) },
+    };
+  } finally {
+    await scratch.dispose();
+  }
+}
