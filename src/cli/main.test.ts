@@ -33,3 +33,46 @@ test("--help prints the commands and the exit codes", async () => {
   assert.match(help.stdout, /validate/);
   assert.match(help.stdout, /exit codes: 0 ok, 1 internal error, 2 drift, 3 refused/);
 });
+
+test("every command has --help, from the same table that lists the commands", async () => {
+  const { USAGE } = await import("./main.js");
+  const names = [...USAGE.matchAll(/^ {2}([a-z0-9]+) /gm)].map((m) => m[1]!).filter((n, i, all) => all.indexOf(n) === i);
+  assert.ok(names.length >= 14, names.join(","));
+  for (const name of names) {
+    const r = await runCli([name, "--help"]);
+    assert.equal(r.code, 0, name);
+    assert.match(r.stdout, new RegExp(`^usage: benchcard ${name}`), name);
+    assert.match(r.stdout, /Exit codes: 0 ok/);
+  }
+});
+
+test("a catalogue of user mistakes: every one is bad input (exit 4) naming the path, never a stack", async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, "a-file");
+  await (await import("node:fs/promises")).writeFile(file, "x");
+  const missing = join(dir, "missing");
+  const cases: string[][] = [
+    ["init", join(file, "sub")],
+    ["validate", missing],
+    ["freeze", missing],
+    ["verify", missing],
+    ["run", missing, "--agent", "oracle", "--out", dir],
+    ["run", "--resume", missing],
+    ["report", missing],
+    ["report", missing, "--html", join(missing, "x.html")],
+    ["compare", missing, missing],
+    ["merge", missing, "--out", join(dir, "m")],
+    ["correct", missing, "--attempt", "a#0", "--outcome", "pass", "--reason", "r", "--by", "b"],
+    ["regrade", missing, "--pack", missing, "--out", join(dir, "r")],
+    ["k8s", missing, "--agent", "a.yaml", "--shards", "2", "--image", "i"],
+    ["session", "check", missing],
+    ["session", "stop", missing, "--steers", "0"],
+    ["session", "start", missing, "--task", "t", "--out", join(dir, "h")],
+    ["kappa", missing, missing],
+  ];
+  for (const args of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 4, `${args.join(" ")}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, args.join(" "));
+  }
+});

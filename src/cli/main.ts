@@ -74,6 +74,31 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
 };
 
+const COMMON = `Every command: --help for this text. Exit codes: 0 ok, 1 internal error (a bug), 2 drift (frozen inputs changed), 3 refused (a gate or control failed), 4 bad input.`;
+
+/**
+ * A file-system error on a path the user gave (a missing folder for --html, --out pointing at a
+ * file, init under a file) is bad input naming the path, never an internal error with a stack.
+ */
+function userPathError(error: unknown): BenchcardError | null {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.path !== "string") return null;
+  const what: Record<string, string> = {
+    ENOENT: "it (or a folder on its way) does not exist",
+    ENOTDIR: "a part of it is a file, not a folder",
+    EISDIR: "it is a folder, not a file",
+    EEXIST: "it already exists",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    EROFS: "the file system is read-only",
+    ENAMETOOLONG: "the name is too long",
+    ENOSPC: "the disk is full",
+  };
+  const why = what[e.code];
+  if (why === undefined) return null;
+  return new BenchcardError("bad_input", `Cannot use path "${e.path}": ${why} (${e.code}); check the path you gave, or create the folder first`);
+}
+
 export const USAGE = `benchcard ${HARNESS_VERSION}: evaluate coding agents honestly
 
 usage: benchcard <command> [options]
@@ -102,8 +127,15 @@ export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
     if (command === undefined) {
       throw new BenchcardError("bad_input", `Cannot run "benchcard ${name}": unknown command; expected one of ${Object.keys(COMMANDS).join(", ")}`);
     }
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout(`usage: benchcard ${command.summary}
+
+${COMMON}`);
+      return 0;
+    }
     return await command.run(rest, io);
-  } catch (error) {
+  } catch (raw) {
+    const error = userPathError(raw) ?? raw;
     if (error instanceof BenchcardError) {
       io.stderr(`benchcard: ${error.message}`);
       for (const issue of error.issues) io.stderr(formatIssue(issue));
