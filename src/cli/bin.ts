@@ -6,5 +6,6 @@ const code = await main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   isTty: process.stdout.isTTY === true,
+  stderrIsTty: process.stderr.isTTY === true,
 });
 process.exitCode = code;

@@ -5,4 +5,6 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   cwd: string;
   isTty: boolean;
+  /** Whether stderr is a terminal: live progress goes there, so that is what decides escape codes. */
+  stderrIsTty: boolean;
 }

@@ -11,7 +11,9 @@ export function progressLine(p: Progress): string {
   const get = (o: Outcome) => p.counts[o] ?? 0;
   const censored = [...CENSORED].reduce((acc, o) => acc + get(o), 0);
   const failed = get("fail") + get("timeout") + get("truncated") + get("invalid");
-  const eta = p.done > 0 && p.done < p.total ? (p.elapsedMs / p.done) * (p.total - p.done) : 0;
+  // Time per attempt from the attempts this process ran (not those a resumed run found done).
+  const here = p.doneHere ?? p.done;
+  const eta = here > 0 && p.done < p.total ? (p.elapsedMs / here) * (p.total - p.done) : 0;
   return `[${p.done}/${p.total}] pass ${get("pass")}  fail ${failed}  censored ${censored}  elapsed ${seconds(p.elapsedMs)}  eta ${seconds(eta)}`;
 }
 

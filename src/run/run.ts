@@ -68,6 +68,8 @@ export interface RunRecord {
 
 export interface Progress {
   done: number;
+  /** Attempts run by this process (a resumed run starts with some done). */
+  doneHere?: number;
   total: number;
   counts: Partial<Record<Outcome, number>>;
   elapsedMs: number;
@@ -356,6 +358,7 @@ async function execute(run: Execution): Promise<RunSummary> {
         done++;
         options.onProgress?.({
           done,
+          doneHere: done - (run.already?.length ?? 0),
           total: record.scheduled,
           counts: { ...counts },
           elapsedMs: performance.now() - started,

@@ -21,13 +21,14 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
     resume: { type: "string" },
     pack: { type: "string" },
     json: { type: "boolean" },
+    quiet: { type: "boolean" },
   });
   const jobs = positiveInt("jobs", values.jobs, Math.max(1, availableParallelism()));
-  const onProgress = progressReporter(io);
+  const onProgress = values.quiet ? () => undefined : progressReporter(io);
   const clock = () => new Date();
   let summary: RunSummary;
   if (values.resume !== undefined) {
-    const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation", "pack"].includes(k));
+    const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation", "pack", "quiet"].includes(k));
     if (extra.length > 0 || positionals.length > 0) {
       throw new BenchcardError("bad_input", `Cannot resume with ${[...extra.map((k) => `--${k}`), ...positionals].join(", ")}: a resumed run keeps its recorded settings`);
     }
@@ -68,7 +69,7 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
       ...(values["run-id"] === undefined ? {} : { runId: values["run-id"] }),
     });
   }
-  if (io.isTty) io.stderr("");
+  if (io.stderrIsTty && !values.quiet) io.stderr("");
   if (values.json) {
     io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes, leftovers: summary.leftovers }, null, 2));
   } else {
@@ -94,6 +95,6 @@ function parseShard(text: string): { index: number; count: number } {
 }
 
 function progressReporter(io: Io): (p: Progress) => void {
-  if (io.isTty) return (p) => io.stderr(`\u001b[2K\r${progressLine(p)}\u001b[1A`);
+  if (io.stderrIsTty) return (p) => io.stderr(`\u001b[2K\r${progressLine(p)}\u001b[1A`);
   return (p) => io.stderr(attemptLine(p));
 }
