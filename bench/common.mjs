@@ -1,5 +1,6 @@
 // Shared by the bench scripts: timing of whole commands, side by side, in one invocation.
 import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -41,4 +42,14 @@ export function sideBySide(label, ours, baseline, rounds = 5, warmup = true) {
   console.log(`  ${baseline.name.padEnd(28)} median ${mb.toFixed(3)} s  (${b.map((x) => x.toFixed(3)).join(", ")})`);
   console.log(`  ratio ${ours.name} / ${baseline.name}: ${(ma / mb).toFixed(3)}`);
   return { ours: ma, baseline: mb, ratio: ma / mb };
+}
+
+/** Whether a path exists (any kind). */
+export function exists(path) {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

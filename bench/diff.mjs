@@ -3,25 +3,16 @@
 // Each side runs in a process of its own; peak memory is the process's maximum resident set.
 // Run: npm run bench:diff
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, median } from "./common.mjs";
+import { exists, ROOT, median } from "./common.mjs";
 
 const base = process.env.BENCH_DIR ?? (exists("/dev/shm") ? "/dev/shm" : tmpdir());
 const work = join(base, `benchcard-bench-diff-${process.pid}`);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-
-function exists(path) {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function ours(repo, ws) {
   const out = execFileSync("node", [join(ROOT, "bench", "diff-one.mjs"), repo, ws], { encoding: "utf8" });

@@ -4,10 +4,10 @@
 // Run: npm run bench:run            (BENCH_ROUNDS=N for more rounds; default 5 and 1;
 //      BENCH_EXAMPLE_ONLY=1 for the example pack alone)
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, ROOT, sideBySide } from "./common.mjs";
+import { BIN, exists, ROOT, sideBySide } from "./common.mjs";
 import { NODE_REPORTER, NODE_REPORTER_FILE, PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE } from "../dist/oracle/support.js";
 
 // On tmpfs when there is one: 100,000 small files per pass otherwise measure the disk's
@@ -54,15 +54,6 @@ function loopScript(pack) {
   const file = join(work, `loop-${Math.random().toString(36).slice(2)}.sh`);
   writeFileSync(file, lines.join("\n") + "\n");
   return file;
-}
-
-function exists(path) {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function compare(label, pack, rounds, warmup) {

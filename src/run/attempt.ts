@@ -1,5 +1,5 @@
 import { lstatSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { effectiveNetwork, expandCommand, expandMounts } from "../core/attempt/agent.js";
@@ -17,7 +17,7 @@ import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedPack, LoadedTask } from "../pack/load.js";
 import type { ExecRequest, ExecResult, SandboxDriver } from "../sandbox/driver.js";
 import { findShadowing } from "../core/oracle/shadow.js";
-import { runOracle, type OracleResult } from "../oracle/run-oracle.js";
+import type { OracleResult } from "../oracle/run-oracle.js";
 import { BRIDGE_SOURCE, startEgressProxy, type EgressProxy } from "../sandbox/proxy.js";
 import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
 import { BwrapDriver } from "../sandbox/bwrap.js";
@@ -27,6 +27,7 @@ import type { ResolvedAgent } from "./agent.js";
 import { disarmTree, listTreeSync, removeTree } from "../sandbox/tree.js";
 import { readAgentFile } from "../sandbox/agent-file.js";
 import { installVisibleCommand, readVisibleLog, summarizeVisibleLog, visibleGreen, type VisibleSummary } from "./visible.js";
+import { gradeTree } from "./grade.js";
 import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
@@ -242,37 +243,24 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const decided = classify({ ...facts, oracle: { exit: 0, timedOut: false } });
     if (decided.outcome === "pass") {
       // Nothing before the oracle decided the attempt: lay hidden/ and grade.
-      if (task.hasHidden) await layTree(join(task.dir, "hidden"), workspace);
-      const laid = hashFilesSync(workspace, hiddenFiles);
-      facts.hiddenIntact = hiddenFiles.every((p, i) => laid[i]!.sha256 === hidden[p]!.sha256);
-      if (facts.hiddenIntact) {
-        const { argv, timeoutMs, runner } = oracleFor(card, task.task);
-        oracle = await runOracle({
-          driver: ctx.driver,
-          runner,
-          argv,
-          timeoutMs,
-          workspace,
-          // A home and temp folder the agent never saw: only the workspace carries over.
-          scratch: join(scratchRoot, "oracle"),
-          hostEnv: ctx.hostEnv,
-          stdoutFile: join(artifacts, "oracle.out"),
-          stderrFile: join(artifacts, "oracle.err"),
-          maxLogBytes: LOG_CAP_BYTES,
-          marker: `${marker}/oracle`,
-          hiddenFiles,
-          // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
-          expected: ctx.lock.validation.tasks[attempt.task_id]?.expected_tests ?? null,
-          ...(ctx.randomHex === undefined ? {} : { randomHex: ctx.randomHex }),
-        });
-        facts.oracle = { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut };
-        if (oracle.harnessError !== undefined) facts.oracle.harnessError = oracle.harnessError;
-        if (oracle.tests !== undefined) facts.oracle.tests = { verdict: oracle.tests.verdict, reason: oracle.tests.reason };
-        if (oracle.results !== undefined) {
-          await writeFile(join(artifacts, "tests.json"), `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
-          artifactPaths.tests = `${artifactsRel}/tests.json`;
-        }
-      }
+      const graded = await gradeTree({
+        task,
+        files: taskFiles ?? { paths: [], repo: {}, hidden: {}, visible: {} },
+        card,
+        lock: ctx.lock,
+        workspace,
+        scratch: join(scratchRoot, "oracle"),
+        logDir: artifacts,
+        driver: ctx.driver,
+        hostEnv: ctx.hostEnv,
+        maxLogBytes: LOG_CAP_BYTES,
+        marker: `${marker}/oracle`,
+        ...(ctx.randomHex === undefined ? {} : { randomHex: ctx.randomHex }),
+      });
+      facts.hiddenIntact = graded.hiddenIntact;
+      oracle = graded.oracle;
+      if (graded.facts !== undefined) facts.oracle = graded.facts;
+      if (graded.testsFile !== undefined) artifactPaths.tests = `${artifactsRel}/tests.json`;
     }
     const oracleRun: ExecResult | undefined = oracle?.exec;
     const { outcome, reason } = classify(facts);

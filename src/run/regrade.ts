@@ -1,14 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { canonicalJson } from "../core/attempt/agent.js";
 import { boundRow, type Row } from "../core/attempt/ledger-row.js";
 import { classify } from "../core/attempt/outcome.js";
 import { finalRows } from "../core/attempt/schedule.js";
 import { BenchcardError } from "../core/common/errors.js";
-import { oracleFor } from "../core/pack/card.js";
-import { runOracle } from "../oracle/run-oracle.js";
-import { hashFilesSync } from "../pack/hash.js";
 import { writeFileAtomic } from "../pack/lockfile.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { createScratch, layTree } from "../sandbox/workspace.js";
@@ -16,6 +13,7 @@ import { indexLock, LOG_CAP_BYTES, type TaskFiles } from "./attempt.js";
 import type { Card } from "../core/pack/card.js";
 import type { Lock } from "../core/pack/lock.js";
 import type { LoadedTask } from "../pack/load.js";
+import { gradeTree } from "./grade.js";
 import { readLedger } from "./ledger.js";
 import { locatePack, packRelative } from "./locate-pack.js";
 import { LEDGER_FILE, openFrozenPack, readRunRecord, RUN_FILE, type RunRecord } from "./run.js";
@@ -98,29 +96,14 @@ async function regradeOne(
       const applied = spawnSync("git", ["apply", "--whitespace=nowarn", "--unsafe-paths", patch], { cwd: scratch.workspace, env: { PATH: o.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: scratch.root }, encoding: "utf8" });
       if (applied.status !== 0) return { ...base, outcome: "void", reason: `regrade: the saved diff does not apply: ${(applied.stderr ?? "").trim().split("\n")[0] ?? ""}` };
     }
-    const hiddenFiles = Object.keys(o.files.hidden);
-    if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), scratch.workspace);
-    const laid = hashFilesSync(scratch.workspace, hiddenFiles);
-    if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { ...base, outcome: "harness", reason: "regrade: hidden tests laid over the workspace differ from the lock" };
     const artifacts = join(o.outDir, "attempts", row.task_id, String(row.replay));
     await mkdir(artifacts, { recursive: true });
-    const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
-    const oracle = await runOracle({
-      driver: o.driver,
-      runner,
-      argv,
-      timeoutMs,
-      workspace: scratch.workspace,
-      scratch: join(scratch.root, "oracle"),
-      hostEnv: o.env,
-      stdoutFile: join(artifacts, "oracle.out"),
-      stderrFile: join(artifacts, "oracle.err"),
-      maxLogBytes: LOG_CAP_BYTES,
-      hiddenFiles,
-      expected: o.lock.validation.tasks[row.task_id]?.expected_tests ?? null,
-    });
-    if (oracle.results !== undefined) await writeFile(join(artifacts, "tests.json"), `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
-    const facts = { agentExit: row.agent_exit, agentSignal: row.agent_signal, agentTimedOut: false, violations: "", hiddenIntact: true, oracle: { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut, ...(oracle.harnessError === undefined ? {} : { harnessError: oracle.harnessError }), ...(oracle.tests === undefined ? {} : { tests: { verdict: oracle.tests.verdict, reason: oracle.tests.reason } }) } };
+    const graded = await gradeTree({ task: o.task, files: o.files, card: o.card, lock: o.lock, workspace: scratch.workspace, scratch: join(scratch.root, "oracle"), logDir: artifacts, driver: o.driver, hostEnv: o.env, maxLogBytes: LOG_CAP_BYTES });
+    if (!graded.hiddenIntact || graded.oracle === undefined || graded.facts === undefined) {
+      return { ...base, outcome: "harness", reason: "regrade: hidden tests laid over the workspace differ from the lock" };
+    }
+    const oracle = graded.oracle;
+    const facts = { agentExit: row.agent_exit, agentSignal: row.agent_signal, agentTimedOut: false, violations: "", hiddenIntact: true, oracle: graded.facts };
     const { outcome, reason } = classify(facts);
     const rel = `attempts/${row.task_id}/${row.replay}`;
     return {
@@ -132,7 +115,7 @@ async function regradeOne(
       oracle_integrity: oracle.integrity,
       tests: oracle.tests?.summary ?? null,
       violations: outcome === "invalid" ? [{ rule: "oracle_tampered", paths: [], detail: reason }] : [],
-      artifacts: { ...base.artifacts, oracle_stdout: `${rel}/oracle.out`, oracle_stderr: `${rel}/oracle.err`, ...(oracle.results === undefined ? {} : { tests: `${rel}/tests.json` }) },
+      artifacts: { ...base.artifacts, oracle_stdout: `${rel}/oracle.out`, oracle_stderr: `${rel}/oracle.err`, ...(graded.testsFile === undefined ? {} : { tests: `${rel}/tests.json` }) },
     };
   } finally {
     await scratch.dispose();

@@ -8,15 +8,15 @@ import { boundRow, EMPTY_USAGE, ROW_SCHEMA, type Row } from "../core/attempt/led
 import { describeViolations, findViolations } from "../core/attempt/tamper.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { findShadowing } from "../core/oracle/shadow.js";
-import { oracleFor, type Fences } from "../core/pack/card.js";
-import { runOracle } from "../oracle/run-oracle.js";
-import { hashFilesSync } from "../pack/hash.js";
+import type { Fences } from "../core/pack/card.js";
+import type { OracleResult } from "../oracle/run-oracle.js";
 import { writeFileAtomic } from "../pack/lockfile.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTree } from "../sandbox/tree.js";
 import { cleanEnv, layTree } from "../sandbox/workspace.js";
 import { hiddenOnlyDirs, indexLock, LOG_CAP_BYTES } from "../run/attempt.js";
 import { readEnvironment } from "../run/environment.js";
+import { gradeTree } from "../run/grade.js";
 import { LedgerWriter, readLedger } from "../run/ledger.js";
 import { packRelative } from "../run/locate-pack.js";
 import { LEDGER_FILE, openFrozenPack, RUN_FILE, type RunRecord } from "../run/run.js";
@@ -167,31 +167,12 @@ export async function stopSession(options: { dir: string; steers: number; notes?
     maxPatchBytes: card.contract.max_patch_bytes,
   });
   const facts: AttemptFacts = { agentExit: 0, agentSignal: null, agentTimedOut: false, violations: describeViolations(violations), hiddenIntact: true };
-  let oracleResult: Awaited<ReturnType<typeof runOracle>> | undefined;
+  let oracleResult: OracleResult | undefined;
   if (violations.length === 0) {
-    if (task.hasHidden) await layTree(join(task.dir, "hidden"), scored);
-    const laid = hashFilesSync(scored, hiddenFiles);
-    facts.hiddenIntact = hiddenFiles.every((p, i) => laid[i]!.sha256 === files.hidden[p]!.sha256);
-    if (facts.hiddenIntact) {
-      const { argv, timeoutMs, runner } = oracleFor(card, task.task);
-      oracleResult = await runOracle({
-        driver: options.driver,
-        runner,
-        argv,
-        timeoutMs,
-        workspace: scored,
-        scratch: join(dir, "oracle-scratch"),
-        hostEnv: options.env,
-        stdoutFile: join(dir, "oracle.out"),
-        stderrFile: join(dir, "oracle.err"),
-        maxLogBytes: LOG_CAP_BYTES,
-        hiddenFiles,
-        expected: lock.validation.tasks[task.task.id]?.expected_tests ?? null,
-      });
-      facts.oracle = { exit: oracleResult.exec.exitCode, timedOut: oracleResult.exec.timedOut };
-      if (oracleResult.harnessError !== undefined) facts.oracle.harnessError = oracleResult.harnessError;
-      if (oracleResult.tests !== undefined) facts.oracle.tests = { verdict: oracleResult.tests.verdict, reason: oracleResult.tests.reason };
-    }
+    const graded = await gradeTree({ task, files, card, lock, workspace: scored, scratch: join(dir, "oracle-scratch"), logDir: dir, driver: options.driver, hostEnv: options.env, maxLogBytes: LOG_CAP_BYTES });
+    facts.hiddenIntact = graded.hiddenIntact;
+    oracleResult = graded.oracle;
+    if (graded.facts !== undefined) facts.oracle = graded.facts;
   }
   const { outcome, reason } = classify(facts);
   if (outcome === "invalid" && violations.length === 0) violations.push({ rule: "oracle_tampered", paths: [], detail: reason });

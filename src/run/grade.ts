@@ -1,0 +1,74 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { OracleFacts } from "../core/attempt/outcome.js";
+import { oracleFor, type Card } from "../core/pack/card.js";
+import type { Lock } from "../core/pack/lock.js";
+import { runOracle, type OracleResult } from "../oracle/run-oracle.js";
+import { hashFilesSync } from "../pack/hash.js";
+import type { LoadedTask } from "../pack/load.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+import { layTree } from "../sandbox/workspace.js";
+import type { TaskFiles } from "./attempt.js";
+
+/**
+ * The grading step every path shares (an attempt, a human session, a regrade): hidden/ laid over
+ * the tree, its bytes checked against the lock, the oracle run with its own home, reporter and
+ * sentinel, the per-test results written beside the logs. Returns what classify() needs.
+ */
+export interface GradeResult {
+  hiddenIntact: boolean;
+  oracle?: OracleResult;
+  facts?: OracleFacts;
+  /** tests.json, when the runner reported per test. */
+  testsFile?: string;
+}
+
+export async function gradeTree(o: {
+  task: LoadedTask;
+  files: TaskFiles;
+  card: Card;
+  lock: Lock;
+  workspace: string;
+  /** A folder of this grade's own (the oracle's home and support files go there). */
+  scratch: string;
+  /** Where oracle.out, oracle.err and tests.json go. */
+  logDir: string;
+  driver: SandboxDriver;
+  hostEnv: NodeJS.ProcessEnv;
+  maxLogBytes: number;
+  marker?: string;
+  randomHex?: (bytes: number) => string;
+}): Promise<GradeResult> {
+  const hiddenFiles = Object.keys(o.files.hidden);
+  if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), o.workspace);
+  const laid = hashFilesSync(o.workspace, hiddenFiles);
+  if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { hiddenIntact: false };
+  const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
+  const oracle = await runOracle({
+    driver: o.driver,
+    runner,
+    argv,
+    timeoutMs,
+    workspace: o.workspace,
+    // A home and temp folder the agent never saw: only the workspace carries over.
+    scratch: o.scratch,
+    hostEnv: o.hostEnv,
+    stdoutFile: join(o.logDir, "oracle.out"),
+    stderrFile: join(o.logDir, "oracle.err"),
+    maxLogBytes: o.maxLogBytes,
+    hiddenFiles,
+    // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
+    expected: o.lock.validation.tasks[o.task.task.id]?.expected_tests ?? null,
+    ...(o.marker === undefined ? {} : { marker: o.marker }),
+    ...(o.randomHex === undefined ? {} : { randomHex: o.randomHex }),
+  });
+  const facts: OracleFacts = { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut };
+  if (oracle.harnessError !== undefined) facts.harnessError = oracle.harnessError;
+  if (oracle.tests !== undefined) facts.tests = { verdict: oracle.tests.verdict, reason: oracle.tests.reason };
+  let testsFile: string | undefined;
+  if (oracle.results !== undefined) {
+    testsFile = join(o.logDir, "tests.json");
+    await writeFile(testsFile, `${JSON.stringify({ sentinel: oracle.sentinel?.name ?? null, results: oracle.results }, null, 1)}\n`);
+  }
+  return { hiddenIntact: true, oracle, facts, ...(testsFile === undefined ? {} : { testsFile }) };
+}
