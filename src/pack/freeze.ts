@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { diffFiles, type FileTable } from "../core/pack/digest.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { LOCK_SCHEMA, type Lock } from "../core/pack/lock.js";
@@ -25,7 +25,8 @@ export interface FreezeResult {
  * Validates, then writes benchcard.lock. Refuses an existing lock, a red control, and a pack
  * whose files changed while it was being validated.
  */
-export async function freezePack(root: string, options: FreezeOptions): Promise<FreezeResult> {
+export async function freezePack(rootArg: string, options: FreezeOptions): Promise<FreezeResult> {
+  const root = resolve(rootArg);
   const lockPath = join(root, LOCK_FILE);
   if (await exists(lockPath)) {
     throw new BenchcardError(

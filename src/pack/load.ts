@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { CardSchema, TaskSchema, UNKNOWN, type Card } from "../core/pack/card.js";
 import { BenchcardError, type Issue } from "../core/common/errors.js";
@@ -25,7 +25,9 @@ export interface LoadedPack {
  * Reads the card and every task, collecting every problem in one pass. Throws a bad_input
  * BenchcardError carrying all issues, each with file, line and field.
  */
-export async function loadPack(root: string): Promise<LoadedPack> {
+export async function loadPack(rootArg: string): Promise<LoadedPack> {
+  // Absolute from here on: task folders are handed to tools that run elsewhere (git apply, the sandbox).
+  const root = resolve(rootArg);
   const cardPath = join(root, CARD_FILE);
   const cardText = await readText(cardPath, root);
   const issues: Issue[] = [];
