@@ -7,5 +7,13 @@ const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   isTty: process.stdout.isTTY === true,
   stderrIsTty: process.stderr.isTTY === true,
+  onInterrupt: (handler) => {
+    process.once("SIGINT", handler);
+    process.once("SIGTERM", handler);
+    return () => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    };
+  },
 });
 process.exitCode = code;

@@ -7,4 +7,6 @@ export interface Io {
   isTty: boolean;
   /** Whether stderr is a terminal: live progress goes there, so that is what decides escape codes. */
   stderrIsTty: boolean;
+  /** Calls `handler` on SIGINT or SIGTERM; returns the function that stops listening. */
+  onInterrupt?: (handler: () => void) => () => void;
 }

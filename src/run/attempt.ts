@@ -55,6 +55,8 @@ export interface RunContext {
   discard: (dir: string) => void;
   /** Random hex for sentinels; crypto when absent. */
   randomHex?: (bytes: number) => string;
+  /** Aborted on Ctrl-C: the agent's process tree is ended, and the run writes no more rows. */
+  signal?: AbortSignal;
 }
 
 /** One task's share of the lock: every path, and repo/ and hidden/ relative to themselves. */
@@ -183,6 +185,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
 
     const clockStart = Date.now() / 1000;
     const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
+    if (ctx.signal?.aborted) throw new Error("interrupted (Ctrl-C): this attempt is not recorded and runs again on --resume");
     // Before anything reads the agent's places: no setuid or setgid bit and no device file survives.
     const disarmed = [workspace, home, io].map((dir) => disarmTree(dir)).reduce((a, b) => ({
       setid: a.setid + b.setid,
@@ -397,6 +400,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
     ...(egress === undefined ? {} : { egress }),
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   }).finally(async () => {
     if (proxy !== undefined) {
       await proxy.close();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Row } from "../core/attempt/ledger-row.js";
 import { seededPrng } from "../core/common/random.js";
-import { BIN, runCli, tempDir } from "../testing/helpers.js";
+import { BIN, frozenExample, runCli, tempDir } from "../testing/helpers.js";
 import { MINI_CARD, writeMiniPack, type MiniTask } from "../testing/mini-pack.js";
 
 const SHELL_TASK: MiniTask = {
@@ -107,3 +107,40 @@ test("a corrupt row in the middle of the ledger is refused, not guessed around",
   assert.equal(resumed.code, 4);
   assert.match(resumed.stderr, /ledger\.jsonl:1: /);
 });
+
+test("Ctrl-C: the running attempts end, no half attempt is recorded, exit 130 with the resume command; resume completes", async (t) => {
+  const { rm: remove } = await import("node:fs/promises");
+  const pack = await frozenExample(t, { tasks: ["py-fix-clamp", "py-fix-slugify"] });
+  const dir = await tempDir(t);
+  const flag = join(dir, "slow");
+  await writeFile(flag, "");
+  const script = join(dir, "agent.sh");
+  await writeFile(script, `#!/bin/sh\nif [ -f "${flag}" ]; then sleep 4242; fi\n`, { mode: 0o755 });
+  await writeFile(join(dir, "agent.yaml"), `id: sleepy\ncommand: [ "${script}" ]\n`);
+  const out = join(await tempDir(t), "runs");
+  const child = spawn(process.execPath, [BIN, "run", pack, "--agent", join(dir, "agent.yaml"), "--out", out, "--run-id", "c", "--jobs", "1", "--isolation", "process"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  // Wait until the agent is asleep, then press Ctrl-C.
+  for (let i = 0; i < 100 && !(await sleeping()); i++) await new Promise((r) => setTimeout(r, 100));
+  child.kill("SIGINT");
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, new RegExp(`resume with: benchcard run --resume ${join(out, "c").replaceAll("/", "\\/")}`));
+  assert.equal(await sleeping(), false, "the agent's process tree was ended");
+  assert.equal((await readFile(join(out, "c", "ledger.jsonl"), "utf8").catch(() => "")).trim(), "", "no half attempt in the ledger");
+  await remove(flag);
+  const resumed = await runCli(["run", "--resume", join(out, "c"), "--isolation", "process"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal((await readFile(join(out, "c", "ledger.jsonl"), "utf8")).trim().split("\n").length, 2);
+});
+
+async function sleeping(): Promise<boolean> {
+  const { readdir } = await import("node:fs/promises");
+  for (const name of await readdir("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const cmd = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (cmd.split("\0").join(" ").trim() === "sleep 4242") return true;
+  }
+  return false;
+}

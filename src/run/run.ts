@@ -91,6 +91,8 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   clock: () => Date;
   onProgress?: (progress: Progress) => void;
+  /** Ctrl-C: stop scheduling, end the running attempts, keep the ledger as it is (resume completes it). */
+  signal?: AbortSignal;
 }
 
 export interface RunSummary {
@@ -103,6 +105,8 @@ export interface RunSummary {
   repairedBytes: number;
   /** Scratch folders that could not be removed (what the agent left was beyond removal). */
   leftovers: string[];
+  /** True when a signal stopped the run before every attempt had a row. */
+  interrupted: boolean;
 }
 
 /** `benchcard run`: verify, plan, then run every scheduled attempt into a new run folder. */
@@ -179,6 +183,7 @@ export interface ResumeOptions {
   env: NodeJS.ProcessEnv;
   clock: () => Date;
   onProgress?: (progress: Progress) => void;
+  signal?: AbortSignal;
 }
 
 /** `benchcard run --resume`: the missing attempts only, with the recorded settings. */
@@ -284,7 +289,7 @@ interface Execution {
   snapshot: Map<string, string>;
   agent: ResolvedAgent;
   attempts: (ScheduledAttempt & { firstRetry?: number })[];
-  options: { driver: SandboxDriver; jobs: number; env: NodeJS.ProcessEnv; clock: () => Date; onProgress?: (p: Progress) => void };
+  options: { driver: SandboxDriver; jobs: number; env: NodeJS.ProcessEnv; clock: () => Date; onProgress?: (p: Progress) => void; signal?: AbortSignal };
   repairedBytes: number;
   already?: Outcome[];
 }
@@ -335,6 +340,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     snapshot: run.snapshot,
     files: indexLock(run.lock),
     workRoot,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     discard: (dir) => {
       pending.push(removeTree(dir));
     },
@@ -348,11 +354,14 @@ async function execute(run: Execution): Promise<RunSummary> {
   let done = run.already?.length ?? 0;
   try {
     await mapPool(run.attempts, options.jobs, async (attempt) => {
+      if (options.signal?.aborted) return;
       const task = tasks.get(attempt.task_id);
       if (task === undefined) throw new Error(`Cannot find task "${attempt.task_id}" in the pack`);
       // Retries (envelope.max_retries) after infra or timeout are rows of their own.
       for (let retry = attempt.firstRetry ?? 0; ; retry++) {
         const row = await runAttempt(ctx, task, attempt, retry);
+        // An attempt cut short by Ctrl-C leaves no row: `--resume` runs it again, whole.
+        if (options.signal?.aborted) return;
         await ledger.append(row);
         counts[row.outcome] = (counts[row.outcome] ?? 0) + 1;
         done++;
@@ -375,8 +384,9 @@ async function execute(run: Execution): Promise<RunSummary> {
     const rootLeft = await removeTree(workRoot);
     if (rootLeft !== null) leftovers.push(rootLeft);
   }
-  const finished: RunRecord = { ...record, ended_at: options.clock().toISOString() };
-  await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(finished, null, 2)}\n`);
+  const interrupted = options.signal?.aborted === true;
+  const finished: RunRecord = interrupted ? record : { ...record, ended_at: options.clock().toISOString() };
+  if (!interrupted) await writeFileAtomic(join(runDir, RUN_FILE), `${JSON.stringify(finished, null, 2)}\n`);
   return {
     runDir,
     record: finished,
@@ -386,6 +396,7 @@ async function execute(run: Execution): Promise<RunSummary> {
     counts,
     repairedBytes: run.repairedBytes,
     leftovers,
+    interrupted,
   };
 }
 

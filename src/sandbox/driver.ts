@@ -31,6 +31,8 @@ export interface ExecRequest {
    * host and a bridge script the child's side runs (bwrap only).
    */
   egress?: { socket: string; bridge: string };
+  /** Ends the child's whole process tree when aborted (Ctrl-C on the harness). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {

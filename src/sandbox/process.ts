@@ -43,6 +43,7 @@ export class ProcessDriver implements SandboxDriver {
           timedOut = true;
           killGroup(child.pid);
         }, request.timeoutMs);
+        request.signal?.addEventListener("abort", () => killGroup(child.pid), { once: true });
         child.once("error", (error) => {
           clearTimeout(timer);
           resolve({ code: null, signal: null, error: error.message });

@@ -26,6 +26,14 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
   const jobs = positiveInt("jobs", values.jobs, Math.max(1, availableParallelism()));
   const onProgress = values.quiet ? () => undefined : progressReporter(io);
   const clock = () => new Date();
+  // Ctrl-C: stop scheduling, end the running attempts, flush the ledger, say how to resume.
+  const controller = new AbortController();
+  let interruptedAt: string | null = null;
+  const stopListening = io.onInterrupt?.(() => {
+    interruptedAt = new Date().toISOString();
+    io.stderr(`\nbenchcard: interrupted; stopping the running attempts and flushing the ledger...`);
+    controller.abort();
+  });
   let summary: RunSummary;
   if (values.resume !== undefined) {
     const extra = Object.keys(values).filter((k) => !["resume", "jobs", "json", "isolation", "pack", "quiet"].includes(k));
@@ -42,6 +50,7 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
         onProgress,
         ...(values.isolation === undefined ? {} : { driver: selectDriver(values.isolation) }),
         ...(values.pack === undefined ? {} : { pack: values.pack }),
+        signal: controller.signal,
       },
       (kind) => selectDriver(kind),
     );
@@ -63,13 +72,20 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
       env: io.env,
       clock,
       onProgress,
+      signal: controller.signal,
       ...(values.replays === undefined ? {} : { replays: positiveInt("replays", values.replays, 1) }),
       ...(values.seed === undefined ? {} : { seed: integer("seed", values.seed) }),
       ...(values.shard === undefined ? {} : { shard: parseShard(values.shard) }),
       ...(values["run-id"] === undefined ? {} : { runId: values["run-id"] }),
     });
   }
+  stopListening?.();
   if (io.stderrIsTty && !values.quiet) io.stderr("");
+  if (summary.interrupted) {
+    io.stderr(`benchcard: run ${summary.record.run_id} interrupted at ${interruptedAt ?? "a signal"}; the ledger holds every finished attempt (${summary.runDir}/ledger.jsonl)`);
+    io.stderr(`resume with: benchcard run --resume ${summary.runDir}`);
+    return 130;
+  }
   if (values.json) {
     io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes, leftovers: summary.leftovers }, null, 2));
   } else {

@@ -5,7 +5,8 @@
 
 export type ErrorCode = "drift" | "refused" | "bad_input";
 
-export type ExitCode = 0 | 1 | 2 | 3 | 4;
+/** 130: interrupted by Ctrl-C (SIGINT or SIGTERM), the ledger flushed, `--resume` completes it. */
+export type ExitCode = 0 | 1 | 2 | 3 | 4 | 130;
 
 export const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   drift: 2,
