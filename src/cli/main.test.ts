@@ -76,3 +76,13 @@ test("a catalogue of user mistakes: every one is bad input (exit 4) naming the p
     assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, args.join(" "));
   }
 });
+
+test("validate and freeze are never silent: a line per task on stderr, nothing with --quiet", async (t) => {
+  const { copyExample } = await import("../testing/helpers.js");
+  const pack = await copyExample(t, { tasks: ["js-fix-sum"] });
+  const loud = await runCli(["validate", pack, "--repeats", "1"]);
+  assert.equal(loud.code, 0, loud.stderr);
+  assert.match(loud.stderr, /^\[1\/1\] js-fix-sum: green \(gold 1\/1 pass, empty 1\/1 fail\)$/m);
+  const quiet = await runCli(["validate", pack, "--repeats", "1", "--quiet"]);
+  assert.equal(quiet.stderr, "");
+});

@@ -68,13 +68,18 @@ export interface ValidateOptions {
   repeats?: number;
   /** Random hex for sentinels; crypto by default. */
   randomHex?: (bytes: number) => string;
+  /** Called as each task's controls finish (done of total), for progress on long validations. */
+  onTask?: (evidence: TaskEvidence, done: number, total: number) => void;
 }
 
 export async function validatePack(pack: LoadedPack, options: ValidateOptions): Promise<ValidationReport> {
   const repeats = options.repeats ?? pack.card.controls.oracle_repeats;
-  const tasks = await mapPool(pack.tasks, options.jobs, (task) =>
-    validateTask(pack, task, { ...options, repeats }),
-  );
+  let done = 0;
+  const tasks = await mapPool(pack.tasks, options.jobs, async (task) => {
+    const evidence = await validateTask(pack, task, { ...options, repeats });
+    options.onTask?.(evidence, ++done, pack.tasks.length);
+    return evidence;
+  });
   return {
     schema: "benchcard.validation/1",
     pack: pack.root,

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { ExitCode } from "../../core/common/errors.js";
 import { freezePack, RefusedValidation } from "../../pack/freeze.js";
 import { loadPack } from "../../pack/load.js";
-import { validatePack } from "../../pack/validate.js";
+import { validatePack, type TaskEvidence } from "../../pack/validate.js";
 import { verifyPack } from "../../pack/verify.js";
 import { renderValidation, renderVerify } from "../../report/validation.js";
 import { selectDriver } from "../../sandbox/select.js";
@@ -18,6 +18,7 @@ export async function validateCommand(args: readonly string[], io: Io): Promise<
     json: { type: "boolean" },
     isolation: { type: "string" },
     repeats: { type: "string" },
+    quiet: { type: "boolean" },
   });
   const root = resolve(io.cwd, atMostOne("validate", positionals) ?? ".");
   const pack = await loadPack(root);
@@ -25,6 +26,7 @@ export async function validateCommand(args: readonly string[], io: Io): Promise<
     driver: selectDriver(values.isolation),
     jobs: positiveInt("jobs", values.jobs, defaultJobs()),
     env: io.env,
+    ...(values.quiet ? {} : { onTask: taskProgress(io) }),
   };
   const report = await validatePack(
     pack,
@@ -41,9 +43,15 @@ export async function freezeCommand(args: readonly string[], io: Io): Promise<Ex
     isolation: { type: "string" },
     holdout: { type: "string" },
     seed: { type: "string" },
+    quiet: { type: "boolean" },
   });
   const root = resolve(io.cwd, atMostOne("freeze", positionals) ?? ".");
-  const base = { driver: selectDriver(values.isolation), jobs: positiveInt("jobs", values.jobs, defaultJobs()), env: io.env };
+  const base = {
+    driver: selectDriver(values.isolation),
+    jobs: positiveInt("jobs", values.jobs, defaultJobs()),
+    env: io.env,
+    ...(values.quiet ? {} : { onTask: taskProgress(io) }),
+  };
   const holdout =
     values.holdout === undefined
       ? undefined
@@ -74,4 +82,9 @@ export async function verifyCommand(args: readonly string[], io: Io): Promise<Ex
   const report = await verifyPack(root, values.jobs === undefined ? {} : { jobs: positiveInt("jobs", values.jobs, 1) });
   io.stdout(values.json ? JSON.stringify(report, null, 2) : renderVerify(report));
   return report.status === "ok" ? 0 : 2;
+}
+
+/** One stderr line per validated task, so a long validate or freeze is never silent. */
+function taskProgress(io: Io): (evidence: TaskEvidence, done: number, total: number) => void {
+  return (e, done, total) => io.stderr(`[${done}/${total}] ${e.task_id}: ${e.status} (${e.checks.map((c) => `${c.name} ${c.observed.filter((o) => o === c.expect).length}/${c.observed.length} ${c.expect}`).join(", ")})`);
 }
