@@ -34,7 +34,76 @@ export interface CgroupHandle {
   dispose(): Promise<void>;
 }
 
-export async function createCgroup(name: string, limits: Limits): Promise<CgroupHandle> {
+/**
+ * A group for one execution: cgroup v2 when the unified hierarchy is mounted (`cgroup.controllers`
+ * at the root), else v1. `root` is the mount point (a fake tree in tests).
+ */
+export async function createCgroup(name: string, limits: Limits, options: { root?: string } = {}): Promise<CgroupHandle> {
+  const root = options.root ?? CGROUP_V1;
+  const unified = await readFile(join(root, "cgroup.controllers"), "utf8").catch(() => undefined);
+  if (unified !== undefined) return createCgroupV2(root, name, limits, unified);
+  return createCgroupV1(root, name, limits);
+}
+
+/**
+ * cgroup v2: a child of `<root>/benchcard` (which must exist, be writable, and have memory and pids
+ * in its cgroup.subtree_control: a delegated subtree), with memory.max (swap off) and pids.max.
+ * Anything missing is reported as "not applied", with why.
+ */
+async function createCgroupV2(root: string, name: string, limits: Limits, controllers: string): Promise<CgroupHandle> {
+  const report: LimitReport = {};
+  const parent = join(root, "benchcard");
+  const dir = join(parent, name);
+  const wanted: [keyof Limits, string, string, number | undefined, (v: number) => string][] = [
+    ["memory_mb", "memory", "memory.max", limits.memory_mb, (v) => String(v * 1024 * 1024)],
+    ["max_procs", "pids", "pids.max", limits.max_procs, (v) => String(v)],
+  ];
+  const asked = wanted.filter(([, , , value]) => value !== undefined);
+  if (asked.length === 0) return { dirs: [], enter: "", report, dispose: async () => undefined };
+  const delegated = await readFile(join(parent, "cgroup.subtree_control"), "utf8").catch(() => undefined);
+  let made = false;
+  if (delegated !== undefined) made = await mkdir(dir, { recursive: true }).then(() => true, () => false);
+  for (const [key, controller, file, value, encode] of asked) {
+    const available = controllers.split(/\s+/).includes(controller) && (delegated ?? "").split(/\s+/).includes(controller);
+    if (!made || !available) {
+      report[key] = {
+        requested: value!,
+        applied: `not applied: cgroup v2 ${controller} is not delegated to ${parent} (${delegated === undefined ? "no such writable subtree" : "not in its cgroup.subtree_control"})`,
+      };
+      continue;
+    }
+    try {
+      await writeFile(join(dir, file), encode(value!));
+      if (controller === "memory") await writeFile(join(dir, "memory.swap.max"), "0").catch(() => undefined);
+      report[key] = { requested: value!, applied: `cgroup v2 ${file}` };
+    } catch (error) {
+      report[key] = { requested: value!, applied: `not applied: cgroup v2 ${file} not writable (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    }
+  }
+  const applied = Object.values(report).some((r) => !r.applied.startsWith("not applied"));
+  return {
+    dirs: made ? [dir] : [],
+    enter: applied ? `echo $$ > ${dir}/cgroup.procs` : "",
+    report,
+    async dispose() {
+      if (!made) return;
+      const procs = (await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      for (const pid of procs) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      for (let i = 0; i < 500; i++) {
+        if (await rmdir(dir).then(() => true, () => false)) break;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    },
+  };
+}
+
+async function createCgroupV1(root: string, name: string, limits: Limits): Promise<CgroupHandle> {
   const report: LimitReport = {};
   const dirs: string[] = [];
   const wanted: [string, string, string, number | undefined, (v: number) => string][] = [
@@ -43,7 +112,7 @@ export async function createCgroup(name: string, limits: Limits): Promise<Cgroup
   ];
   for (const [key, controller, file, value, encode] of wanted) {
     if (value === undefined) continue;
-    const dir = join(CGROUP_V1, controller, "benchcard", name);
+    const dir = join(root, controller, "benchcard", name);
     try {
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, file), encode(value));
