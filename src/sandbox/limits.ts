@@ -85,21 +85,7 @@ async function createCgroupV2(root: string, name: string, limits: Limits, contro
     dirs: made ? [dir] : [],
     enter: applied ? `echo $$ > ${dir}/cgroup.procs` : "",
     report,
-    async dispose() {
-      if (!made) return;
-      const procs = (await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
-      for (const pid of procs) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
-      for (let i = 0; i < 500; i++) {
-        if (await rmdir(dir).then(() => true, () => false)) break;
-        await new Promise((r) => setTimeout(r, 2));
-      }
-    },
+    dispose: () => removeGroups(made ? [dir] : []),
   };
 }
 
@@ -128,24 +114,27 @@ async function createCgroupV1(root: string, name: string, limits: Limits): Promi
     dirs,
     enter,
     report,
-    async dispose() {
-      for (const dir of dirs) {
-        const procs = (await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
-        for (const pid of procs) {
-          try {
-            process.kill(Number(pid), "SIGKILL");
-          } catch {
-            // gone
-          }
-        }
-        // The group empties as the kernel reaps its last tasks: retry briefly, then leave it.
-        for (let i = 0; i < 500; i++) {
-          if (await rmdir(dir).then(() => true, () => false)) break;
-          await new Promise((r) => setTimeout(r, 2));
-        }
-      }
-    },
+    dispose: () => removeGroups(dirs),
   };
+}
+
+/** Kills whatever is left in each group, then removes it (v1 and v2 alike). */
+async function removeGroups(dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) {
+    const procs = (await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+    for (const pid of procs) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    // The group empties as the kernel reaps its last tasks: retry briefly, then leave it.
+    for (let i = 0; i < 500; i++) {
+      if (await rmdir(dir).then(() => true, () => false)) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
 }
 
 /** prlimit arguments for the rlimits (CPU seconds, largest file), applied to the child only. */
