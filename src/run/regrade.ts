@@ -93,7 +93,7 @@ async function regradeOne(
     await layTree(join(o.task.dir, "repo"), scratch.workspace);
     if (o.task.hasVisible) await layTree(join(o.task.dir, "visible"), scratch.workspace);
     if (patch !== undefined && row.diff.files > 0) {
-      const applied = spawnSync("git", ["apply", "--whitespace=nowarn", "--unsafe-paths", patch], { cwd: scratch.workspace, env: { PATH: o.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: scratch.root }, encoding: "utf8" });
+      const applied = spawnSync("git", ["apply", "--whitespace=nowarn", patch], { cwd: scratch.workspace, env: { PATH: o.env.PATH ?? "/usr/bin:/bin", GIT_CEILING_DIRECTORIES: scratch.root }, encoding: "utf8" });
       if (applied.status !== 0) return { ...base, outcome: "void", reason: `regrade: the saved diff does not apply: ${(applied.stderr ?? "").trim().split("\n")[0] ?? ""}` };
     }
     const artifacts = join(o.outDir, "attempts", row.task_id, String(row.replay));
