@@ -4,8 +4,21 @@ import { BenchcardError } from "../core/common/errors.js";
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;
 
+/**
+ * `--help` on a command: carries the command's own flag table (the one its parser uses), so the
+ * help it prints can never list a flag the parser does not take, or miss one it does.
+ */
+export class HelpRequested extends Error {
+  constructor(readonly command: string, readonly flags: readonly string[]) {
+    super(`help for ${command}`);
+  }
+}
+
 /** util.parseArgs with our error: an unknown flag or a missing value is bad input (exit 4). */
 export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O): Parsed<O> {
+  if (args.includes("--help") || args.includes("-h")) {
+    throw new HelpRequested(command, Object.entries(options).map(([name, o]) => (o.type === "boolean" ? `--${name}` : `--${name} VALUE`)));
+  }
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {

@@ -44,6 +44,11 @@ test("every command has --help, from the same table that lists the commands", as
     assert.match(r.stdout, new RegExp(`^usage: benchcard ${name}`), name);
     assert.match(r.stdout, /Exit codes: 0 ok/);
   }
+  // The flags listed are the parser's own: one source of truth.
+  const run = await runCli(["run", "--help"]);
+  assert.match(run.stdout, /flags of benchcard run: --agent VALUE, --out VALUE, --jobs VALUE, .*--resume VALUE, --pack VALUE, --json, --quiet/);
+  const start = await runCli(["session", "start", "--help"]);
+  assert.match(start.stdout, /flags of benchcard session start: --task VALUE, --role VALUE, --out VALUE/);
 });
 
 test("a catalogue of user mistakes: every one is bad input (exit 4) naming the path, never a stack", async (t) => {

@@ -1,5 +1,6 @@
 import { BenchcardError, formatIssue, type ExitCode } from "../core/common/errors.js";
 import { HARNESS_VERSION } from "../version.js";
+import { HelpRequested } from "./args.js";
 import type { Io } from "./io.js";
 
 type Command = (args: readonly string[], io: Io) => Promise<ExitCode>;
@@ -128,9 +129,14 @@ export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
       throw new BenchcardError("bad_input", `Cannot run "benchcard ${name}": unknown command; expected one of ${Object.keys(COMMANDS).join(", ")}`);
     }
     if (rest.includes("--help") || rest.includes("-h")) {
-      io.stdout(`usage: benchcard ${command.summary}
-
-${COMMON}`);
+      // The command's parser answers with its own flag table; a command that stops before its
+      // parser (session without a verb) gets the summary alone.
+      const flags = await command.run(rest, io).then(
+        () => null,
+        (error: unknown) => (error instanceof HelpRequested ? error : null),
+      );
+      const table = flags === null ? "" : `\n\nflags of benchcard ${flags.command}: ${flags.flags.join(", ") || "none"}`;
+      io.stdout(`usage: benchcard ${command.summary}${table}\n\n${COMMON}`);
       return 0;
     }
     return await command.run(rest, io);
