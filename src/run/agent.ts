@@ -17,6 +17,7 @@ import {
 } from "../core/attempt/agent.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { parseYamlAs } from "../core/common/yaml-source.js";
+import { chatAgentIdentity } from "../gateway/builtin.js";
 
 export type ResolvedAgent =
   | { kind: "builtin"; id: BuiltinAgent; fingerprint: string; controls: Record<string, unknown> }
@@ -62,8 +63,14 @@ export async function agentFromText(text: string, path: string, env: NodeJS.Proc
   if (!parsed.ok) throw new BenchcardError("bad_input", `Cannot load agent spec "${path}": ${parsed.issues.length} problem(s)`, parsed.issues);
   const spec = parsed.value;
   if (guards !== undefined) checkAgentMounts(spec, path, guards);
-  const program = await which(spec.command[0] as string, env.PATH ?? "");
+  const program = await which(spec.command?.[0] ?? "node", env.PATH ?? "");
   const parts = await fingerprintParts(spec, path, program);
+  if (spec.builtin === "chat") {
+    // The built-in agent's own bytes (system prompt, tool schemas, loop) identify it.
+    const chat = chatAgentIdentity();
+    parts.files[`builtin:chat ${chat.version}`] = chat.sha256;
+  }
+  const endpoint = spec.endpoint === undefined ? {} : { endpoint: { api: spec.endpoint.api, model: spec.endpoint.model, base_url: spec.endpoint.base_url } };
   return {
     kind: "spec",
     id: spec.id,
@@ -71,7 +78,8 @@ export async function agentFromText(text: string, path: string, env: NodeJS.Proc
     text,
     path,
     program,
-    controls: spec.controls,
+    // The endpoint (never its key) is recorded with the spec's controls on every row.
+    controls: { ...endpoint, ...spec.controls },
     fingerprintParts: parts,
     fingerprint: sha256(canonicalJson(parts)),
   };
@@ -88,7 +96,7 @@ export const FINGERPRINT_CAPS = { files: 50_000, bytes: 1024 * 1024 * 1024 } as 
 async function fingerprintParts(spec: AgentSpec, specPath: string, program: string | null): Promise<FingerprintParts> {
   const specDir = pathDirname(specPath);
   const files: Record<string, string> = {};
-  for (const arg of spec.command.slice(1)) {
+  for (const arg of (spec.command ?? []).slice(1)) {
     if (arg.includes("{prompt_file}") || arg.includes("{workspace}")) continue;
     const candidate = arg.replaceAll("{spec_dir}", specDir);
     if (!isAbsolute(candidate)) continue;

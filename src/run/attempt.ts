@@ -1,6 +1,5 @@
 import { lstatSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { effectiveNetwork, expandCommand, expandMounts } from "../core/attempt/agent.js";
 import { oracleFor, type Fences } from "../core/pack/card.js";
@@ -15,10 +14,14 @@ import { describeViolations, findViolations } from "../core/attempt/tamper.js";
 import { parseUsage, truncation } from "../core/attempt/usage.js";
 import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedPack, LoadedTask } from "../pack/load.js";
-import type { ExecRequest, ExecResult, SandboxDriver } from "../sandbox/driver.js";
+import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
 import { findShadowing } from "../core/oracle/shadow.js";
 import type { OracleResult } from "../oracle/run-oracle.js";
-import { BRIDGE_SOURCE, startEgressProxy, type EgressProxy } from "../sandbox/proxy.js";
+import type { Usage } from "../core/attempt/ledger-row.js";
+import type { Endpoint } from "../core/gateway/endpoint.js";
+import type { GatewayTotals } from "../core/gateway/meter.js";
+import { CHAT_AGENT_FILE } from "../gateway/builtin.js";
+import { endpointKey, openAgentNetwork } from "./agent-network.js";
 import { applyPatch, cleanEnv, layTree } from "../sandbox/workspace.js";
 import { BwrapDriver } from "../sandbox/bwrap.js";
 import { limitsFromEnvelope } from "../sandbox/limits.js";
@@ -32,6 +35,7 @@ import { diffWorkspace } from "./workspace-diff.js";
 
 export const LOG_CAP_BYTES = 8 * 1024 * 1024;
 export const USAGE_MAX_BYTES = 64 * 1024;
+export const TRANSCRIPT_MAX_BYTES = 2 * 1024 * 1024;
 
 export interface RunContext {
   runId: string;
@@ -184,7 +188,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const usageFile = join(io, "usage.json");
 
     const clockStart = Date.now() / 1000;
-    const agentRun = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
+    const { result: agentRun, gateway } = await runAgent(ctx, task, { workspace, home, promptFile, usageFile, io, marker, artifacts });
     if (ctx.signal?.aborted) throw new Error("interrupted (Ctrl-C): this attempt is not recorded and runs again on --resume");
     // Before anything reads the agent's places: no setuid or setgid bit and no device file survives.
     const disarmed = [workspace, home, io].map((dir) => disarmTree(dir)).reduce((a, b) => ({
@@ -195,9 +199,16 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     // The usage file is the agent's: read as data (no links, no FIFOs, at most 64 KiB).
     const usageRead = readAgentFile(usageFile, USAGE_MAX_BYTES);
     const parsed = parseUsage(usageRead.text);
-    const usage = parsed.usage;
-    const note = [usageRead.note, parsed.note].filter((n) => n !== null).join("; ") || null;
+    const endpoint = ctx.agent.kind === "spec" ? ctx.agent.spec.endpoint : undefined;
+    const usage = meteredUsage(parsed.usage, usageRead.text !== undefined, gateway, endpoint);
+    const note = [usageRead.note, parsed.note, gateway !== null && gateway.unmetered_responses > 0 ? `${gateway.unmetered_responses} model response(s) carried no usage; their tokens are not counted` : null].filter((n) => n !== null).join("; ") || null;
     if (usageRead.text !== undefined) await writeFile(join(artifacts, "usage.json"), usageRead.text);
+    if (gateway !== null) artifactPaths.gateway = `${artifactsRel}/gateway.jsonl`;
+    const transcript = readAgentFile(join(io, "transcript.jsonl"), TRANSCRIPT_MAX_BYTES);
+    if (transcript.text !== undefined) {
+      await writeFile(join(artifacts, "transcript.jsonl"), transcript.text);
+      artifactPaths.transcript = `${artifactsRel}/transcript.jsonl`;
+    }
 
     const diff = await diffWorkspace(workspace, [join(task.dir, "repo"), join(task.dir, "visible")], baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
@@ -226,7 +237,8 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     };
     if (agentRun.spawnError !== undefined) facts.agentStartError = agentRun.spawnError;
     if (usage.infra_error !== null) facts.usageInfraError = usage.infra_error;
-    const truncated = truncation(usage, card.envelope);
+    if (gateway?.last_failure != null) facts.endpointFailure = gateway.last_failure;
+    const truncated = gateway?.cap != null ? `the gateway refused ${gateway.refused_by_cap} request(s): ${gateway.cap}` : truncation(usage, card.envelope);
     if (truncated !== undefined) facts.truncated = truncated;
 
     let visible: VisibleSummary | null = null;
@@ -283,6 +295,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
       wall_s: round3((performance.now() - started) / 1000),
       usage,
       usage_note: note,
+      gateway,
       actor: "agent",
       steers: ctx.agent.kind === "spec" ? (ctx.agent.spec.steers ?? 0) : 0,
       visible,
@@ -344,8 +357,8 @@ interface AgentPaths {
   artifacts: string;
 }
 
-/** Step 4: the built-in agents act in-process; a spec's command runs in the sandbox. */
-async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): Promise<ExecResult> {
+/** Step 4: the built-in agents act in-process; a spec's command (or builtin: chat) runs in the sandbox. */
+async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): Promise<{ result: ExecResult; gateway: GatewayTotals | null }> {
   const agent = ctx.agent;
   if (agent.kind === "builtin") {
     const started = performance.now();
@@ -354,7 +367,10 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
       if (task.gold === "patch") await applyPatch(join(task.dir, "solution.patch"), paths.workspace);
     }
     await Promise.all([writeFile(join(paths.artifacts, "agent.out"), ""), writeFile(join(paths.artifacts, "agent.err"), "")]);
-    return { exitCode: 0, signal: null, timedOut: false, wallMs: performance.now() - started, stdoutBytes: 0, stderrBytes: 0, logTruncated: false, strayProcessesKilled: 0 };
+    return {
+      result: { exitCode: 0, signal: null, timedOut: false, wallMs: performance.now() - started, stdoutBytes: 0, stderrBytes: 0, logTruncated: false, strayProcessesKilled: 0 },
+      gateway: null,
+    };
   }
   const env = {
     ...cleanEnv(ctx.hostEnv, paths.home),
@@ -376,20 +392,29 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
   if (task.task.visible_command !== undefined) await installVisibleCommand(join(paths.io, "bin"));
   const specDir = dirname(agent.path);
   const network = effectiveNetwork(ctx.pack.card.envelope.network, agent.spec.network);
-  let proxy: EgressProxy | undefined;
-  let egress: ExecRequest["egress"];
-  if (network.ok && network.allow !== "none") {
-    const socketDir = await mkdtemp(join(tmpdir(), "bcp-"));
-    const bridge = join(paths.io, "bridge.mjs");
-    await writeFile(bridge, BRIDGE_SOURCE);
-    proxy = await startEgressProxy({ socketPath: join(socketDir, "s"), allow: network.allow, logFile: join(paths.artifacts, "proxy.log") });
-    await writeFile(join(paths.artifacts, "proxy.log"), "", { flag: "a" });
-    egress = { socket: proxy.socketPath, bridge };
+  const endpoint = agent.spec.endpoint;
+  let argv: string[];
+  if (agent.spec.builtin === "chat") {
+    const file = join(paths.io, "chat-agent.mjs");
+    await copyFile(CHAT_AGENT_FILE, file);
+    argv = ["node", file];
+    Object.assign(env, { BENCHCARD_CHAT_CONTROLS: JSON.stringify(agent.spec.controls), BENCHCARD_TRANSCRIPT_FILE: join(paths.io, "transcript.jsonl") });
+  } else {
+    argv = expandCommand(agent.spec.command ?? [], { prompt_file: paths.promptFile, workspace: paths.workspace, spec_dir: specDir });
   }
+  const net = await openAgentNetwork({
+    allow: network.ok ? network.allow : "none",
+    endpoint,
+    key: endpoint === undefined ? null : endpointKey(endpoint, ctx.hostEnv, agent.path),
+    caps: ctx.pack.card.envelope,
+    io: paths.io,
+    artifacts: paths.artifacts,
+  });
   const limits = limitsFromEnvelope(ctx.pack.card.envelope as Record<string, unknown>);
   const driver = ctx.driver instanceof BwrapDriver ? ctx.driver.with({ limits, readOnly: expandMounts(agent.spec.mounts, specDir) }) : ctx.driver;
+  let gateway: GatewayTotals | null = null;
   const result = await driver.exec({
-    argv: expandCommand(agent.spec.command, { prompt_file: paths.promptFile, workspace: paths.workspace, spec_dir: dirname(agent.path) }),
+    argv: net === null ? argv : [...net.prefix, ...argv],
     workspace: paths.workspace,
     env,
     timeoutMs: ctx.pack.card.envelope.wall_s * 1000,
@@ -399,12 +424,12 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     marker: paths.marker,
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
-    ...(egress === undefined ? {} : { egress }),
+    ...(net === null ? {} : { sockets: net.sockets }),
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   }).finally(async () => {
-    if (proxy !== undefined) {
-      await proxy.close();
-      await rm(dirname(proxy.socketPath), { recursive: true, force: true });
+    if (net !== null) {
+      gateway = net.totals();
+      await net.close();
     }
   });
   if (result.limits === undefined) {
@@ -412,7 +437,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
       Object.entries(limits).map(([k, v]) => [k, { requested: v as number, applied: `not applied: ${ctx.driver.kind} isolation applies no limits` }]),
     );
   }
-  return result;
+  return { result, gateway };
 }
 
 /** Folders that only hidden/ brings: the agent may create nothing inside them. */
@@ -441,4 +466,21 @@ export function capEnv(envelope: { max_output_tokens: number | "unknown"; max_st
   if (envelope.max_output_tokens !== "unknown") env.BENCHCARD_MAX_OUTPUT_TOKENS = String(envelope.max_output_tokens);
   if (envelope.max_steps !== "unknown") env.BENCHCARD_MAX_STEPS = String(envelope.max_steps);
   return env;
+}
+
+/**
+ * The row's usage: with a gateway, the metered tokens and model requests win over what the agent
+ * says (its tool calls and cost stay as it reported them); without one, the usage file as read.
+ */
+export function meteredUsage(reported: Usage, hadFile: boolean, gateway: GatewayTotals | null, endpoint: Endpoint | undefined): Usage {
+  if (gateway === null || endpoint === undefined) return { ...reported, source: hadFile ? "self_reported" : null };
+  return {
+    ...reported,
+    input_tokens: gateway.input_tokens,
+    output_tokens: gateway.output_tokens,
+    steps: gateway.requests,
+    model: endpoint.model,
+    endpoint: endpoint.base_url,
+    source: "metered",
+  };
 }

@@ -6,6 +6,7 @@ import { BwrapDriver } from "../sandbox/bwrap.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { cleanEnv, createScratch } from "../sandbox/workspace.js";
 import type { ResolvedAgent } from "./agent.js";
+import { endpointKey } from "./agent-network.js";
 
 const CHECK = `p="$1"; shift
 case "$p" in
@@ -23,9 +24,13 @@ exit 0`;
  */
 export async function preflightAgent(agent: ResolvedAgent, driver: SandboxDriver, hostEnv: NodeJS.ProcessEnv): Promise<void> {
   if (agent.kind !== "spec") return;
+  // A missing key is refused here, before any attempt, rather than as a failure on every task.
+  if (agent.spec.endpoint !== undefined) endpointKey(agent.spec.endpoint, hostEnv, agent.path);
   const specDir = dirname(agent.path);
-  const program = agent.spec.command[0]!.replaceAll("{spec_dir}", specDir);
-  const files = agent.spec.command
+  // The built-in agent is run by the system's node.
+  const command = agent.spec.command ?? ["node"];
+  const program = command[0]!.replaceAll("{spec_dir}", specDir);
+  const files = command
     .slice(1)
     .filter((a) => !a.includes("{prompt_file}") && !a.includes("{workspace}"))
     .map((a) => a.replaceAll("{spec_dir}", specDir))

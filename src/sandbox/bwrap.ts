@@ -22,10 +22,6 @@ const ETC = [
   "ssl", "ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols", "services", "os-release", "debian_version",
 ].map((f) => `/etc/${f}`);
 
-/** Where the egress proxy's socket appears inside, and the port the bridge listens on there. */
-export const INSIDE_SOCKET = "/run/benchcard-proxy.sock";
-export const BRIDGE_PORT = 3128;
-
 export interface BwrapOptions {
   /** When the harness runs as root: the unprivileged user bwrap (and so the child) runs as. */
   user?: SandboxUser | null;
@@ -56,13 +52,12 @@ export class BwrapDriver implements SandboxDriver {
     const cgroup = await createCgroup(randomUUID(), limits);
     const report = { ...cgroup.report };
     const prlimit = rlimitArgs(limits, report, this.prlimit);
-    const inner = request.egress === undefined ? request.argv : ["node", request.egress.bridge, String(BRIDGE_PORT), INSIDE_SOCKET, ...request.argv];
     const user = this.options.user ?? null;
     if (user !== null) handOver(request, user);
     // Root never enters the sandbox: setpriv drops to the sandbox user before bwrap starts, so the
     // user namespace maps to an unprivileged host user (a setuid file inside is that user's).
     const drop = user === null ? [] : ["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--"];
-    const sandboxed = [...drop, "bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...inner];
+    const sandboxed = [...drop, "bwrap", ...bwrapArgs(request, this.options.readOnly ?? []), "--", ...request.argv];
     const command = prlimit.length > 0 ? ["prlimit", ...prlimit, "--", ...sandboxed] : sandboxed;
     // The shell moves itself into the cgroup, then becomes the sandbox: nothing runs outside it.
     const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];
@@ -95,7 +90,7 @@ export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): st
   if (home !== undefined && home !== request.workspace && existsSync(home)) args.push("--bind", home, home);
   for (const dir of request.writableDirs ?? []) args.push("--bind", dir, dir);
   for (const file of request.readOnlyFiles ?? []) args.push("--ro-bind", file, file);
-  if (request.egress !== undefined) args.push("--ro-bind", request.egress.bridge, request.egress.bridge, "--bind", request.egress.socket, INSIDE_SOCKET);
+  for (const socket of request.sockets ?? []) args.push("--bind", socket, socket);
   args.push("--bind", request.workspace, request.workspace, "--chdir", request.workspace);
   return args;
 }

@@ -27,10 +27,10 @@ export interface ExecRequest {
   /** Extra files or folders the child may write (the usage file's folder). */
   writableDirs?: readonly string[];
   /**
-   * An allowlisted network through the harness's egress proxy: the proxy's Unix socket on the
-   * host and a bridge script the child's side runs (bwrap only).
+   * Host Unix sockets the child may connect to (the egress proxy, the model gateway), shown at
+   * the same path inside; the caller runs the child through the bridge that relays to them.
    */
-  egress?: { socket: string; bridge: string };
+  sockets?: readonly string[];
   /** Ends the child's whole process tree when aborted (Ctrl-C on the harness). */
   signal?: AbortSignal;
 }

@@ -29,13 +29,13 @@ export function sandboxUser(env: NodeJS.ProcessEnv, harnessUid: number | undefin
 }
 
 /** Gives the child's writable places to the sandbox user before it starts. */
-export function handOver(request: { workspace: string; env: Readonly<Record<string, string>>; writableDirs?: readonly string[]; egress?: { socket: string } }, user: SandboxUser): void {
+export function handOver(request: { workspace: string; env: Readonly<Record<string, string>>; writableDirs?: readonly string[]; sockets?: readonly string[] }, user: SandboxUser): void {
   handOverTree(request.workspace, user);
   const home = request.env.HOME;
   if (home !== undefined && home !== request.workspace && existsSync(home)) handOverTree(home, user);
   for (const dir of request.writableDirs ?? []) handOverTree(dir, user);
-  if (request.egress !== undefined) {
-    chownSync(dirname(request.egress.socket), user.uid, user.gid);
-    chownSync(request.egress.socket, user.uid, user.gid);
+  for (const socket of request.sockets ?? []) {
+    chownSync(dirname(socket), user.uid, user.gid);
+    chownSync(socket, user.uid, user.gid);
   }
 }

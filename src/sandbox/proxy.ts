@@ -101,21 +101,44 @@ function refuse(client: Socket, status: number, why: string): void {
   if (!client.destroyed) client.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nbenchcard egress proxy: ${why}\n`);
 }
 
+/** What the bridge relays: the egress proxy's socket, the model gateway's socket, or both. */
+export interface BridgeConfig {
+  /** The egress proxy's Unix socket: the agent gets HTTP(S)_PROXY pointing at a relay to it. */
+  proxy?: string;
+  /**
+   * The model gateway's Unix socket, and the variables that tell the agent where it is; in their
+   * values, {origin} becomes the relay's http://127.0.0.1:<port>.
+   */
+  gateway?: { socket: string; env: Record<string, string> };
+}
+
 /**
- * The bridge that runs inside the sandbox: it listens on 127.0.0.1:<port> in the sandbox's own
- * network namespace, relays every connection to the proxy's Unix socket, runs the agent with
- * HTTP(S)_PROXY pointing at itself, and exits with the agent's status. Written to a file the
- * sandbox can read, and run by the system's node.
+ * The bridge that runs inside the sandbox: for each socket in its config (a JSON file, argv[2])
+ * it listens on a loopback port of the sandbox's own network namespace and relays every
+ * connection to that host socket; then it runs the agent (the rest of argv) with the variables
+ * that name those ports, and exits with the agent's status. Written to a file the sandbox can
+ * read, and run by the system's node. It holds no secret: the key is added on the host.
  */
 export const BRIDGE_SOURCE = `import { createServer, connect } from "node:net";
 import { spawn } from "node:child_process";
-const [port, socketPath, ...argv] = process.argv.slice(2);
-const server = createServer((c) => { const u = connect(socketPath); c.pipe(u); u.pipe(c); u.on("error", () => c.destroy()); c.on("error", () => u.destroy()); });
-server.listen(Number(port), "127.0.0.1", () => {
-  const proxy = "http://127.0.0.1:" + port;
-  const env = { ...process.env, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy };
-  const child = spawn(argv[0], argv.slice(1), { stdio: "inherit", env });
-  child.on("error", (e) => { console.error("benchcard bridge: " + e.message); process.exit(127); });
-  child.on("exit", (code, signal) => process.exit(code ?? 128));
+import { readFileSync } from "node:fs";
+const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const argv = process.argv.slice(3);
+const relay = (socketPath) => new Promise((resolve, reject) => {
+  const server = createServer((c) => { const u = connect(socketPath); c.setNoDelay(true); c.pipe(u); u.pipe(c); u.on("error", () => c.destroy()); c.on("error", () => u.destroy()); });
+  server.on("error", reject);
+  server.listen(0, "127.0.0.1", () => resolve("http://127.0.0.1:" + server.address().port));
 });
+const env = { ...process.env };
+if (config.proxy) {
+  const proxy = await relay(config.proxy);
+  Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" });
+}
+if (config.gateway) {
+  const origin = await relay(config.gateway.socket);
+  for (const [name, value] of Object.entries(config.gateway.env)) env[name] = value.replaceAll("{origin}", origin);
+}
+const child = spawn(argv[0], argv.slice(1), { stdio: "inherit", env });
+child.on("error", (e) => { console.error("benchcard bridge: " + e.message); process.exit(127); });
+child.on("exit", (code) => process.exit(code ?? 128));
 `;

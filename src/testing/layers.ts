@@ -8,11 +8,12 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   core: [],
   sandbox: ["core"],
   oracle: ["core", "sandbox"],
+  gateway: ["core", "sandbox"],
   pack: ["core", "sandbox", "oracle"],
-  run: ["core", "sandbox", "oracle", "pack"],
+  run: ["core", "sandbox", "oracle", "gateway", "pack"],
   session: ["core", "sandbox", "oracle", "pack", "run"],
   report: ["core", "pack", "run"],
-  cli: ["core", "sandbox", "oracle", "pack", "run", "session", "report"],
+  cli: ["core", "sandbox", "oracle", "gateway", "pack", "run", "session", "report"],
 };
 
 /** Files at the top of src/: what each may import. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NetworkSchema, TASK_ID_PATTERN } from "../pack/card.js";
+import { EndpointSchema, endpointHostPort } from "../gateway/endpoint.js";
 
 /** An agent spec (any file name): a command template and what to record about it. */
 export const AgentSpecSchema = z
@@ -8,7 +9,10 @@ export const AgentSpecSchema = z
     command: z
       .array(z.string())
       .min(1)
+      .optional()
       .describe("argv; {prompt_file}, {workspace} and {spec_dir} expand; no shell unless you ask for one"),
+    builtin: z.literal("chat").optional().describe("benchcard's own tool loop instead of a command; needs an endpoint"),
+    endpoint: EndpointSchema.optional().describe("a model endpoint the agent reaches only through the harness's gateway"),
     env: z.record(z.string(), z.string()).default({}).describe("extra environment for the agent"),
     controls: z
       .record(z.string(), z.unknown())
@@ -29,6 +33,22 @@ export const AgentSpecSchema = z
       .array(z.string().min(1))
       .optional()
       .describe("files or folders whose contents identify the agent, hashed instead of the mounts (for mounts too large to hash); {spec_dir} expands"),
+  })
+  .superRefine((spec, ctx) => {
+    if ((spec.command === undefined) === (spec.builtin === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["command"], message: "give either command (a program) or builtin: chat, not both or neither" });
+    }
+    if (spec.builtin === "chat" && spec.endpoint === undefined) ctx.addIssue({ code: "custom", path: ["endpoint"], message: "builtin: chat needs an endpoint" });
+    if (spec.endpoint !== undefined) {
+      const target = endpointHostPort(spec.endpoint.base_url);
+      if (spec.network === "none" || !spec.network.allow.includes(target)) {
+        ctx.addIssue({ code: "custom", path: ["network"], message: `the endpoint ${target} must be in network.allow (the gateway reaches it for the agent)` });
+      }
+      const keyName = spec.endpoint.api_key_env;
+      if (keyName !== undefined && Object.keys(spec.env).includes(keyName)) {
+        ctx.addIssue({ code: "custom", path: ["env", keyName], message: `env must not set ${keyName}: the spec is published in run.json; the gateway reads the key from the host's environment` });
+      }
+    }
   })
   .describe("benchcard agent spec");
 

@@ -16,6 +16,8 @@ export const UsageSchema = z.object({
   endpoint: z.string().nullable(),
   truncated: z.boolean().nullable(),
   infra_error: z.string().nullable(),
+  /** metered: counted by the harness's model gateway; self_reported: the agent's usage file; null: neither. */
+  source: z.enum(["metered", "self_reported"]).nullable().optional(),
 });
 export type Usage = z.output<typeof UsageSchema>;
 
@@ -94,6 +96,21 @@ export const RowSchema = z.object({
   started_at: z.string(),
   ended_at: z.string(),
   artifacts: z.record(z.string(), z.string()),
+  /** What the model gateway saw (agents with an endpoint): requests, failures, caps, metered tokens. */
+  gateway: z
+    .object({
+      requests: z.number(),
+      refused_by_cap: z.number(),
+      upstream_failures: z.number(),
+      unmetered_responses: z.number(),
+      input_tokens: z.number(),
+      output_tokens: z.number(),
+      median_latency_ms: z.number().nullable(),
+      cap: z.string().nullable(),
+      last_failure: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
   /** Set by `benchcard regrade`: the run, attempt and outcome this row regrades. */
   regraded_from: z.object({ run_id: z.string(), attempt_id: z.string(), outcome: z.enum(OUTCOMES) }).nullable().optional(),
 });

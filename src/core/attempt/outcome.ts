@@ -14,6 +14,8 @@ export interface AttemptFacts {
   agentExit: number | null;
   agentSignal: string | null;
   agentTimedOut: boolean;
+  /** The model endpoint failed the agent's last request, after the gateway's retries. */
+  endpointFailure?: string;
   usageInfraError?: string;
   truncated?: string;
   violations: string;
@@ -38,6 +40,7 @@ export const INFRA_EXIT = 75;
 
 export function classify(facts: AttemptFacts): { outcome: Outcome; reason: string } {
   if (facts.agentStartError !== undefined) return { outcome: "infra", reason: `agent could not start: ${facts.agentStartError}` };
+  if (facts.endpointFailure !== undefined) return { outcome: "infra", reason: `the model endpoint failed and the agent could not recover: ${facts.endpointFailure}` };
   if (facts.agentTimedOut) return { outcome: "timeout", reason: "agent hit the wall clock; its process tree was killed" };
   if (facts.agentExit === INFRA_EXIT) return { outcome: "infra", reason: "agent exited 75 (infra failure, not the agent's fault)" };
   if (facts.usageInfraError !== undefined) return { outcome: "infra", reason: `agent reported an infra error: ${facts.usageInfraError}` };

@@ -1,0 +1,251 @@
+// A scripted stand-in for a model endpoint, for tests: it speaks OpenAI chat completions,
+// OpenAI responses and Anthropic messages (JSON and streamed), replays a script of turns chosen
+// by the task's prompt, reports usage on every answer, records what it was sent (including the
+// key), and can be told to fail. Everything around it in a test (gateway, sandbox, agent,
+// oracle) is real.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ScriptCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** One model answer: tool calls, or text alone (the last turn). */
+export interface ScriptTurn {
+  calls?: ScriptCall[];
+  text?: string;
+}
+
+/** Turns replayed for a conversation whose first user message contains `match`. */
+export interface Scenario {
+  match: string;
+  turns: ScriptTurn[];
+}
+
+export type FailMode = "none" | "500" | "429";
+
+export interface SeenRequest {
+  path: string;
+  api: "openai-chat" | "openai-responses" | "anthropic-messages" | "other";
+  authorization: string | undefined;
+  apiKey: string | undefined;
+  streamed: boolean;
+  includeUsage: boolean;
+  /** The scenario's match, or null when no scenario matched. */
+  scenario: string | null;
+  turn: number;
+  status: number;
+  /** The usage this answer reported. */
+  usage: { input: number; output: number } | null;
+}
+
+export interface ModelServer {
+  port: number;
+  /** http://127.0.0.1:<port>/v1 */
+  url: string;
+  requests: SeenRequest[];
+  fail(mode: FailMode, count?: number): void;
+  close(): Promise<void>;
+}
+
+const FALLBACK: ScriptTurn = { text: "I cannot help with this task." };
+
+export async function startModelServer(scenarios: readonly Scenario[], options: { usage?: boolean } = {}): Promise<ModelServer> {
+  const requests: SeenRequest[] = [];
+  let failMode: FailMode = "none";
+  let failLeft = Infinity;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => answer(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const api = path.endsWith("/chat/completions") ? "openai-chat" : path.endsWith("/responses") ? "openai-responses" : path.endsWith("/messages") ? "anthropic-messages" : "other";
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON: answered below as a bad request
+    }
+    const streamed = body.stream === true;
+    const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const seen: SeenRequest = {
+      path, api, streamed, includeUsage, scenario: null, turn: 0, status: 200, usage: null,
+      authorization: header(req, "authorization"), apiKey: header(req, "x-api-key"),
+    };
+    requests.push(seen);
+    if (failMode !== "none" && failLeft > 0) {
+      failLeft--;
+      seen.status = Number(failMode);
+      return json(res, seen.status, { error: { type: "scripted_failure", message: `scripted ${failMode}` } });
+    }
+    if (api === "other") {
+      seen.status = 404;
+      return json(res, 404, { error: { message: `no route ${path}` } });
+    }
+    const prompt = firstUserText(api, body);
+    const scenario = scenarios.find((s) => prompt.includes(s.match));
+    const turnIndex = turnsSoFar(api, body);
+    const turn = scenario?.turns[turnIndex] ?? FALLBACK;
+    seen.scenario = scenario?.match ?? null;
+    seen.turn = turnIndex;
+    const usage = { input: Math.ceil(text.length / 4), output: 5 + Math.ceil(JSON.stringify(turn).length / 4) };
+    const reports = options.usage !== false && (!streamed || api !== "openai-chat" || includeUsage);
+    seen.usage = reports ? usage : null;
+    const calls = (turn.calls ?? []).map((c, i) => ({ ...c, id: `call_${turnIndex}_${i}` }));
+    const model = String(body.model ?? "scripted");
+    if (api === "openai-chat") return streamed ? chatStream(res, model, turn.text, calls, reports ? usage : null) : json(res, 200, chatJson(model, turn.text, calls, reports ? usage : null));
+    if (api === "openai-responses") return streamed ? responsesStream(res, responsesJson(model, turn.text, calls, reports ? usage : null)) : json(res, 200, responsesJson(model, turn.text, calls, reports ? usage : null));
+    return streamed ? anthropicStream(res, model, turn.text, calls, reports ? usage : null) : json(res, 200, anthropicJson(model, turn.text, calls, reports ? usage : null));
+  };
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    fail(mode, count = Infinity) {
+      failMode = mode;
+      failLeft = count;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port nothing listens on: connections to it are refused. */
+export async function refusingPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((c) => (typeof c === "string" ? c : typeof c?.text === "string" ? c.text : "")).join("");
+  return "";
+}
+
+function firstUserText(api: string, body: Record<string, unknown>): string {
+  if (api === "openai-responses") {
+    if (typeof body.input === "string") return body.input;
+    const first = (body.input as { role?: string; content?: unknown }[] | undefined)?.find((m) => m.role === "user");
+    return textOf(first?.content);
+  }
+  const first = (body.messages as { role?: string; content?: unknown }[] | undefined)?.find((m) => m.role === "user");
+  return textOf(first?.content);
+}
+
+/** How many answers the conversation already holds: the index of the turn to give now. */
+function turnsSoFar(api: string, body: Record<string, unknown>): number {
+  if (api === "openai-responses") {
+    const items = (Array.isArray(body.input) ? body.input : []) as { type?: string; role?: string; call_id?: string }[];
+    return items.filter((i) => (i.type === "function_call" && /_0$/.test(i.call_id ?? "")) || (i.type === "message" && i.role === "assistant")).length;
+  }
+  return ((body.messages ?? []) as { role?: string }[]).filter((m) => m.role === "assistant").length;
+}
+
+type Call = ScriptCall & { id: string };
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sse(res: ServerResponse, events: { event?: string; data: unknown }[]): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const e of events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
+  res.end();
+}
+
+function chatJson(model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null) {
+  return {
+    id: "chatcmpl-scripted", object: "chat.completion", created: 1, model,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: text ?? null, ...(calls.length === 0 ? {} : { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) }) },
+      finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+    }],
+    ...(usage === null ? {} : { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
+  };
+}
+
+function chatStream(res: ServerResponse, model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null): void {
+  const chunk = (delta: unknown, finish: string | null = null) => ({ id: "chatcmpl-scripted", object: "chat.completion.chunk", created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events: { data: unknown }[] = [{ data: chunk({ role: "assistant", content: "" }) }];
+  if (text !== undefined) for (const piece of text.match(/[\s\S]{1,16}/g) ?? []) events.push({ data: chunk({ content: piece }) });
+  calls.forEach((c, index) => {
+    const args = JSON.stringify(c.args);
+    events.push({ data: chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }) });
+    for (const piece of args.match(/[\s\S]{1,64}/g) ?? []) events.push({ data: chunk({ tool_calls: [{ index, function: { arguments: piece } }] }) });
+  });
+  events.push({ data: chunk({}, calls.length > 0 ? "tool_calls" : "stop") });
+  if (usage !== null) events.push({ data: { id: "chatcmpl-scripted", object: "chat.completion.chunk", created: 1, model, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } } });
+  events.push({ data: "[DONE]" });
+  sse(res, events);
+}
+
+function responsesJson(model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null) {
+  const output: unknown[] = [];
+  if (text !== undefined) output.push({ type: "message", id: "msg_scripted", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] });
+  for (const c of calls) output.push({ type: "function_call", id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: "completed" });
+  return {
+    id: "resp_scripted", object: "response", created_at: 1, status: "completed", model, output,
+    ...(usage === null ? {} : { usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } }),
+  };
+}
+
+function responsesStream(res: ServerResponse, final: ReturnType<typeof responsesJson>): void {
+  const events: { event: string; data: unknown }[] = [{ event: "response.created", data: { type: "response.created", response: { ...final, status: "in_progress", output: [], usage: null } } }];
+  final.output.forEach((item, output_index) => {
+    events.push({ event: "response.output_item.added", data: { type: "response.output_item.added", output_index, item } });
+    events.push({ event: "response.output_item.done", data: { type: "response.output_item.done", output_index, item } });
+  });
+  events.push({ event: "response.completed", data: { type: "response.completed", response: final } });
+  sse(res, events);
+}
+
+function anthropicJson(model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null) {
+  return {
+    id: "msg_scripted", type: "message", role: "assistant", model,
+    content: [...(text === undefined ? [] : [{ type: "text", text }]), ...calls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args }))],
+    stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null,
+    ...(usage === null ? {} : { usage: { input_tokens: usage.input, output_tokens: usage.output } }),
+  };
+}
+
+function anthropicStream(res: ServerResponse, model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null): void {
+  const events: { event: string; data: unknown }[] = [{
+    event: "message_start",
+    data: { type: "message_start", message: { id: "msg_scripted", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: usage === null ? undefined : { input_tokens: usage.input, output_tokens: 1 } } },
+  }];
+  let index = 0;
+  if (text !== undefined) {
+    events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "text", text: "" } } });
+    events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "text_delta", text } } });
+    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+    index++;
+  }
+  for (const c of calls) {
+    events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } } });
+    events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(c.args) } } });
+    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+    index++;
+  }
+  events.push({ event: "message_delta", data: { type: "message_delta", delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null }, ...(usage === null ? {} : { usage: { output_tokens: usage.output } }) } });
+  events.push({ event: "message_stop", data: { type: "message_stop" } });
+  sse(res, events);
+}
