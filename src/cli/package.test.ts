@@ -13,6 +13,9 @@ test("npm pack ships the CLI, the library, docs, schemas, the example pack and t
     assert.ok(files.includes(must), `${must} is shipped`);
   }
   assert.deepEqual(files.filter((f) => f.startsWith("dist/") && (f.includes(".test.") || f.startsWith("dist/testing/") || f.endsWith(".map"))), []);
+  // An installed adapter (examples/agents/pi/node_modules) is the user's, never part of the package.
+  assert.deepEqual(files.filter((f) => f.includes("node_modules/")), []);
+  assert.ok(files.includes("examples/agents/pi/pi.yaml") && files.includes("dist/gateway/chat-agent.js"));
 });
 
 test("the library: the package entry and the core subpaths import by name", async () => {
