@@ -121,6 +121,18 @@ test("gateway: refuses requests past max_steps or once metered output reaches ma
   assert.match(tokens.gateway.totals().cap ?? "", /max_output_tokens 1/);
 });
 
+test("gateway: forwards only the API's generation and model-listing requests; nothing else reaches the endpoint unmetered", async (t) => {
+  const server = await startModelServer(SCRIPT);
+  t.after(() => server.close());
+  const { gateway } = await gatewayFor(t, "openai-chat", server.url);
+  for (const path of ["/v1/embeddings", "/v1/responses", "/v1/files", "/v1/messages"]) {
+    const r = await viaSocket(gateway.socketPath, path, bodyFor("openai-chat", false));
+    assert.equal(r.status, 403, path);
+  }
+  assert.equal(server.requests.length, 0);
+  assert.equal((await viaSocket(gateway.socketPath, "/v1/chat/completions", bodyFor("openai-chat", false))).status, 200);
+});
+
 test("meter: stream events split anywhere are read whole; cumulative counts are not added twice", () => {
   const stream =
     'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":40,"cache_read_input_tokens":2,"output_tokens":1}}}\n\n' +

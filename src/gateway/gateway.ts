@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
-import { DROPPED_HEADERS, keyHeader, type Endpoint } from "../core/gateway/endpoint.js";
+import { DROPPED_HEADERS, forwardedRequest, keyHeader, type Endpoint } from "../core/gateway/endpoint.js";
 import { capReached, isEndpointFailure, ResponseMeter, wantsStream, withStreamUsage, type GatewayCaps, type GatewayTotals } from "../core/gateway/meter.js";
 
 /**
@@ -64,6 +64,12 @@ export function startGateway(options: GatewayOptions): Promise<Gateway> {
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://gateway");
     const entry: Record<string, unknown> = { method, path: url.pathname };
+    if (!forwardedRequest(endpoint.api, method, url.pathname)) {
+      req.resume();
+      reply(res, 403, errorBody(endpoint.api, "benchcard_not_forwarded", `benchcard gateway: ${method} ${url.pathname} is not a ${endpoint.api} request; only generation and model listing are forwarded`));
+      log({ ...entry, status: 403, refused: "not forwarded" });
+      return;
+    }
     const cap = capReached(totals, options.caps);
     if (cap !== null) {
       totals.refused_by_cap++;

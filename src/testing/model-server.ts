@@ -38,6 +38,8 @@ export interface SeenRequest {
   status: number;
   /** The usage this answer reported. */
   usage: { input: number; output: number } | null;
+  /** The names of the tools the request declared. */
+  tools: string[];
 }
 
 export interface ModelServer {
@@ -72,7 +74,7 @@ export async function startModelServer(scenarios: readonly Scenario[], options: 
     const streamed = body.stream === true;
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const seen: SeenRequest = {
-      path, api, streamed, includeUsage, scenario: null, turn: 0, status: 200, usage: null,
+      path, api, streamed, includeUsage, scenario: null, turn: 0, status: 200, usage: null, tools: toolNames(body),
       authorization: header(req, "authorization"), apiKey: header(req, "x-api-key"),
     };
     requests.push(seen);
@@ -87,7 +89,7 @@ export async function startModelServer(scenarios: readonly Scenario[], options: 
     }
     const prompt = firstUserText(api, body);
     const scenario = scenarios.find((s) => prompt.includes(s.match));
-    const turnIndex = turnsSoFar(api, body);
+    const turnIndex = turnsSoFar(text);
     const turn = scenario?.turns[turnIndex] ?? FALLBACK;
     seen.scenario = scenario?.match ?? null;
     seen.turn = turnIndex;
@@ -134,30 +136,34 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "string" ? c : typeof c?.text === "string" ? c.text : "")).join("");
+  if (Array.isArray(content)) return content.map((c) => (typeof c === "string" ? c : typeof c?.text === "string" ? c.text : typeof c?.content === "string" ? c.content : "")).join("");
   return "";
 }
 
+/** The text of every user message (agents add their own context messages before the task's prompt). */
 function firstUserText(api: string, body: Record<string, unknown>): string {
-  if (api === "openai-responses") {
-    if (typeof body.input === "string") return body.input;
-    const first = (body.input as { role?: string; content?: unknown }[] | undefined)?.find((m) => m.role === "user");
-    return textOf(first?.content);
-  }
-  const first = (body.messages as { role?: string; content?: unknown }[] | undefined)?.find((m) => m.role === "user");
-  return textOf(first?.content);
+  if (api === "openai-responses" && typeof body.input === "string") return body.input;
+  const items = (api === "openai-responses" ? body.input : body.messages) as { role?: string; content?: unknown }[] | undefined;
+  return (items ?? []).filter((m) => m.role === "user").map((m) => textOf(m.content)).join("\n");
 }
 
-/** How many answers the conversation already holds: the index of the turn to give now. */
-function turnsSoFar(api: string, body: Record<string, unknown>): number {
-  if (api === "openai-responses") {
-    const items = (Array.isArray(body.input) ? body.input : []) as { type?: string; role?: string; call_id?: string }[];
-    return items.filter((i) => (i.type === "function_call" && /_0$/.test(i.call_id ?? "")) || (i.type === "message" && i.role === "assistant")).length;
-  }
-  return ((body.messages ?? []) as { role?: string }[]).filter((m) => m.role === "assistant").length;
+/**
+ * How many answers the conversation already holds: the index of the turn to give now. Read from
+ * the scripted call ids (call_<turn>_<i>) the agent sends back, so it does not matter how an agent
+ * groups or merges its history.
+ */
+function turnsSoFar(text: string): number {
+  let last = -1;
+  for (const match of text.matchAll(/call_(\d+)_\d+/g)) last = Math.max(last, Number(match[1]));
+  return last + 1;
 }
 
 type Call = ScriptCall & { id: string };
+
+function toolNames(body: Record<string, unknown>): string[] {
+  const tools = (Array.isArray(body.tools) ? body.tools : []) as { name?: string; type?: string; function?: { name?: string } }[];
+  return tools.map((t) => t.function?.name ?? t.name ?? t.type ?? "?");
+}
 
 function json(res: ServerResponse, status: number, value: unknown): void {
   const text = JSON.stringify(value);

@@ -80,3 +80,16 @@ export const DROPPED_HEADERS: ReadonlySet<string> = new Set([
 export function keyHeader(api: ModelApi, key: string): [string, string] {
   return api === "anthropic-messages" ? ["x-api-key", key] : ["authorization", `Bearer ${key}`];
 }
+
+/**
+ * The requests the gateway forwards for an API: generation (metered) and model listing. Any other
+ * path (embeddings, files, batches, ...) is refused, so nothing reaches the endpoint unmetered.
+ */
+export function forwardedRequest(api: ModelApi, method: string, path: string): boolean {
+  const m = method.toUpperCase();
+  if (m === "GET") return /\/models(\/[^/]+)?$/.test(path);
+  if (m !== "POST") return false;
+  if (api === "openai-chat") return path.endsWith("/chat/completions");
+  if (api === "openai-responses") return path.endsWith("/responses");
+  return path.endsWith("/messages") || path.endsWith("/messages/count_tokens");
+}
