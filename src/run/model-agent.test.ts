@@ -35,6 +35,8 @@ test("built-in chat agent under bwrap: solves what the script solves, fails the 
   assert.deepEqual(await filesHolding(runDir, KEY), []);
   const runJson = await readFile(join(runDir, "run.json"), "utf8");
   assert.match(runJson, /api_key_env: MODEL_API_KEY/);
+  const report = await runCli(["report", runDir]);
+  assert.match(report.stdout, /^tokens: metered by benchcard's model gateway$/m);
 });
 
 for (const api of ["openai-responses", "anthropic-messages"] as const) {
@@ -94,4 +96,19 @@ test("a spec whose key is not in the environment, or that puts the key in env, i
   assert.equal(inEnv.code, 4);
   assert.match(inEnv.stderr, /env must not set MODEL_API_KEY/);
   assert.equal(server.requests.length, 0);
+});
+
+test("the built-in agent's bytes (system prompt, tool schemas, loop) are part of its fingerprint", async (t) => {
+  const { loadAgent } = await import("./agent.js");
+  const { chatAgentIdentity } = await import("../gateway/builtin.js");
+  const dir = await (await import("../testing/helpers.js")).tempDir(t);
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(join(dir, "a.yaml"), chatSpec("openai-chat")(8000));
+  const agent = await loadAgent(join(dir, "a.yaml"), { cwd: dir, env: process.env });
+  assert.equal(agent.kind, "spec");
+  if (agent.kind !== "spec") return;
+  const identity = chatAgentIdentity();
+  assert.equal(identity.version, "benchcard-chat/1");
+  assert.equal(agent.fingerprintParts.files[`builtin:chat ${identity.version}`], identity.sha256);
+  assert.deepEqual(agent.controls.endpoint, { api: "openai-chat", model: "scripted-model", base_url: "http://127.0.0.1:8000/v1" });
 });

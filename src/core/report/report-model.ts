@@ -105,6 +105,8 @@ export interface Report {
     regraded_from: { run_id: string; pack_hash: string } | null;
     /** Who worked the tasks: an agent, or a human in baseline sessions. */
     actor: "agent" | "human";
+    /** Where the token counts come from: the gateway, the agent's usage file, both, or nowhere. */
+    token_source: "metered" | "self_reported" | "mixed" | "none";
     retried_attempts: number;
     replays: number;
     seed: number;
@@ -324,6 +326,7 @@ export function buildReport(input: ReportInput): Report {
     most_tries: Math.max(1, ...allRows.map((r) => r.retry + 1)),
     regraded_from: run.regraded_from ?? null,
     actor: allRows.some((r) => r.actor === "human") ? ("human" as const) : ("agent" as const),
+    token_source: tokenSource(rows),
     holdout: input.holdout === undefined ? null : { runs: input.holdout.runs, agents: input.holdout.agents, chain: input.holdout.chain },
     retried_attempts: rows.filter((r) => r.retry > 0).length,
     replays: run.replays,
@@ -505,4 +508,12 @@ function median(sorted: readonly number[]): number {
 
 function fmtRate(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
+}
+
+/** metered when every row with tokens was metered by the gateway; mixed when some were only self-reported. */
+function tokenSource(rows: readonly Row[]): "metered" | "self_reported" | "mixed" | "none" {
+  const counted = rows.filter((r) => r.usage.input_tokens !== null || r.usage.output_tokens !== null);
+  if (counted.length === 0) return "none";
+  const metered = counted.filter((r) => r.usage.source === "metered").length;
+  return metered === counted.length ? "metered" : metered === 0 ? "self_reported" : "mixed";
 }
