@@ -19,6 +19,7 @@ const sessionCommand: Command = async (a, io) => (await import("./commands/sessi
 const correctCommand: Command = async (a, io) => (await import("./commands/correct.js")).correctCommand(a, io);
 const k8sCommand: Command = async (a, io) => (await import("./commands/k8s.js")).k8sCommand(a, io);
 const regradeCommand: Command = async (a, io) => (await import("./commands/regrade.js")).regradeCommand(a, io);
+const canaryCommand: Command = async (a, io) => (await import("./commands/canary.js")).canaryCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -35,7 +36,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   report: {
     run: reportCommand,
-    summary: "report <run-dir> [--json | --md | --html FILE] [--pack DIR]   gates, strata with intervals, the citeable sentence",
+    summary: "report <run-dir> [--json | --md | --html FILE] [--pack DIR] [--canary DIR]   gates, strata with intervals, the citeable sentence",
   },
   compare: {
     run: compareCommand,
@@ -64,6 +65,12 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   regrade: {
     run: regradeCommand,
     summary: "regrade <run-dir> --pack NEW-PACK --out DIR   each attempt's saved diff graded by a new pack version, never rerunning the agent",
+  },
+  canary: {
+    run: canaryCommand,
+    summary:
+      "canary <manifest> --agent SPEC --out DIR [--pack DIR] [--repeats K] [--json]\n" +
+      "                                        the rig's self-test: CS, QR, PD from planted and clean canaries (exit 3 unless clean)",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

@@ -13,6 +13,13 @@ import { validatePack, type ValidateOptions, type ValidationReport } from "./val
 
 export interface FreezeOptions extends ValidateOptions {
   holdout?: { fraction: number; seed: number };
+  /**
+   * Lock even when controls are red, keeping them as evidence (canary packs only: a rig that
+   * misses a planted defect must still be measured, not refused before it runs).
+   */
+  allowRed?: boolean;
+  /** Where a derived pack came from (a perturbed copy): recorded in the lock. */
+  derivedFrom?: Lock["derived_from"];
 }
 
 export interface FreezeResult {
@@ -46,7 +53,7 @@ export async function freezePack(rootArg: string, options: FreezeOptions): Promi
   }
   const before = await hashPack(root);
   const validation = await validatePack(pack, options);
-  if (validation.status !== "green") {
+  if (validation.status !== "green" && options.allowRed !== true) {
     const red = validation.tasks.filter((t) => t.status !== "green").map((t) => `${t.task_id} (${t.status})`);
     throw new RefusedValidation(`Cannot freeze "${root}": controls are not green: ${red.join(", ")}`, validation);
   }
@@ -56,6 +63,7 @@ export async function freezePack(rootArg: string, options: FreezeOptions): Promi
     throw new BenchcardError("drift", `Cannot freeze "${root}": files changed during validation: ${moved.map((d) => d.path).join(", ")}`);
   }
   const lock = buildLock(after, validation, pack.card, options.holdout);
+  if (options.derivedFrom !== undefined) lock.derived_from = options.derivedFrom;
   await writeFileAtomic(lockPath, `${JSON.stringify(lock, null, 2)}\n`, { exclusive: true });
   return { lock, validation, lockPath };
 }

@@ -7,12 +7,14 @@ import { verifyPack } from "../pack/verify.js";
 import { readLedger } from "../run/ledger.js";
 import { locatePack } from "../run/locate-pack.js";
 import { LEDGER_FILE, readRunRecord } from "../run/run.js";
+import { canaryEvidence } from "../canary/evidence.js";
+import { HARNESS_VERSION } from "../version.js";
 
 /**
  * Reads a run folder and everything its report needs (run.json, the ledger with its corrections,
  * the pack wherever it went, its lock and holdout log), then builds the pure report model.
  */
-export async function loadRunReport(runDir: string, options: { pack?: string } = {}) {
+export async function loadRunReport(runDir: string, options: { pack?: string; canary?: string } = {}) {
   const record = await readRunRecord(runDir);
   const { rows, corrections } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
   const located = await locatePack(runDir, record, options.pack);
@@ -45,6 +47,7 @@ export async function loadRunReport(runDir: string, options: { pack?: string } =
     drift: verified.drift,
     ...(record.split === "holdout" ? { holdout: await readHoldoutLog(located.root) } : {}),
     corrections,
+    ...(options.canary === undefined ? {} : { canary: await canaryEvidence(options.canary, located.root, pack.card.controls.canaries?.manifest, record.agent.fingerprint, rows[0]?.harness_version ?? HARNESS_VERSION) }),
   });
   return { report, runDir, record, rows, lock, pack };
 }

@@ -132,11 +132,13 @@ const relay = (socketPath) => new Promise((resolve, reject) => {
 const env = { ...process.env };
 if (config.proxy) {
   const proxy = await relay(config.proxy);
-  Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" });
+  Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy });
 }
 if (config.gateway) {
   const origin = await relay(config.gateway.socket);
   for (const [name, value] of Object.entries(config.gateway.env)) env[name] = value.replaceAll("{origin}", origin);
+  // The gateway's relay is reached directly, never through the egress proxy (other loopback targets still are).
+  if (config.proxy) env.NO_PROXY = env.no_proxy = origin.slice("http://".length);
 }
 const child = spawn(argv[0], argv.slice(1), { stdio: "inherit", env });
 child.on("error", (e) => { console.error("benchcard bridge: " + e.message); process.exit(127); });

@@ -12,8 +12,10 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   pack: ["core", "sandbox", "oracle"],
   run: ["core", "sandbox", "oracle", "gateway", "pack"],
   session: ["core", "sandbox", "oracle", "pack", "run"],
-  report: ["core", "pack", "run"],
-  cli: ["core", "sandbox", "oracle", "gateway", "pack", "run", "session", "report"],
+  canary: ["core", "sandbox", "oracle", "pack", "run"],
+  perturb: ["core", "sandbox", "oracle", "pack", "run"],
+  report: ["core", "pack", "run", "canary"],
+  cli: ["core", "sandbox", "oracle", "gateway", "pack", "run", "session", "canary", "perturb", "report"],
 };
 
 /** Files at the top of src/: what each may import. */

@@ -9,14 +9,20 @@ import { parseFlags } from "../args.js";
 import type { Io } from "../io.js";
 
 /** The report of a run folder (the library's loadRunReport, with the CLI's working folder). */
-export async function loadReport(runDirArg: string, io: Io, options: { pack?: string } = {}) {
-  return loadRunReport(resolve(io.cwd, runDirArg), options.pack === undefined ? {} : { pack: resolve(io.cwd, options.pack) });
+export async function loadReport(runDirArg: string, io: Io, options: { pack?: string; canary?: string } = {}) {
+  return loadRunReport(resolve(io.cwd, runDirArg), {
+    ...(options.pack === undefined ? {} : { pack: resolve(io.cwd, options.pack) }),
+    ...(options.canary === undefined ? {} : { canary: resolve(io.cwd, options.canary) }),
+  });
 }
 
 export async function reportCommand(args: readonly string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parseFlags("report", args, { json: { type: "boolean" }, md: { type: "boolean" }, html: { type: "string" }, pack: { type: "string" } });
+  const { values, positionals } = parseFlags("report", args, { json: { type: "boolean" }, md: { type: "boolean" }, html: { type: "string" }, pack: { type: "string" }, canary: { type: "string" } });
   if (positionals.length !== 1) throw new BenchcardError("bad_input", `Cannot run "benchcard report": expected one run folder, found ${positionals.length}`);
-  const { report, runDir } = await loadReport(positionals[0] as string, io, values.pack === undefined ? {} : { pack: values.pack });
+  const { report, runDir } = await loadReport(positionals[0] as string, io, {
+    ...(values.pack === undefined ? {} : { pack: values.pack }),
+    ...(values.canary === undefined ? {} : { canary: values.canary }),
+  });
   if (values.html !== undefined) {
     const file = resolve(io.cwd, values.html);
     await writeFileAtomic(file, renderReportHtml(report, { linkBase: relative(dirname(file), runDir) || "." }));

@@ -110,7 +110,7 @@ function parseShard(text: string): { index: number; count: number } {
   return { index, count };
 }
 
-function progressReporter(io: Io): (p: Progress) => void {
+export function progressReporter(io: Io): (p: Progress) => void {
   if (io.stderrIsTty) return (p) => io.stderr(`\u001b[2K\r${progressLine(p)}\u001b[1A`);
   return (p) => io.stderr(attemptLine(p));
 }

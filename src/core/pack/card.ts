@@ -69,6 +69,16 @@ export const DEFAULT_FORBIDDEN_PATHS = [
   "**/node_modules/**",
 ] as const;
 
+/** What the card pre-registers about canaries: where the manifest is, whether reports need it, and the bar. */
+export const CanaryControlSchema = z.strictObject({
+  manifest: z.string().min(1).describe("path of the canary manifest, relative to the pack"),
+  required: z.boolean().default(true).describe("report refuses a score without a passing canary run (--canary DIR)"),
+  min_cs: z.number().min(0).max(1).default(1).describe("lowest canary sensitivity accepted"),
+  min_qr: z.number().min(0).max(1).default(1).describe("lowest quiet rate accepted"),
+  max_pd: z.number().min(0).max(1).default(0).describe("highest paraphrase drift accepted"),
+});
+export type CanaryControl = z.output<typeof CanaryControlSchema>;
+
 export const CardSchema = z
   .strictObject({
     name: text("pack name"),
@@ -116,6 +126,7 @@ export const CardSchema = z
       min_n_per_stratum: z.number().int().positive(),
       max_infra_rate: z.number().min(0).max(1),
       max_harness_rate: z.number().min(0).max(1).default(0).describe("largest share of rows benchcard itself may fail on"),
+      canaries: CanaryControlSchema.optional().describe("the rig's self-test the report requires: benchcard canary on this manifest, same agent and harness"),
     }),
     policy: z.strictObject({
       timeout: z.enum(["fail", "exclude"]),

@@ -46,6 +46,10 @@ export const LockSchema = z.strictObject({
       }),
     ),
   }),
+  /** A pack made from another by `benchcard perturb`: the original's hash, the seed and the operations. */
+  derived_from: z
+    .strictObject({ pack_hash: z.string().regex(/^[0-9a-f]{64}$/), seed: z.number().int(), ops: z.array(z.string()), dropped: z.record(z.string(), z.string()) })
+    .optional(),
   split: z
     .strictObject({
       seed: z.number().int(),

@@ -74,6 +74,20 @@ export interface ReportInput {
   holdout?: HoldoutUsage;
   /** Correction rows of the ledger: the latest for each attempt is applied, every one listed. */
   corrections?: readonly Correction[];
+  /** The canary result given with --canary, and what does not match this run. */
+  canary?: CanaryEvidence;
+}
+
+/** A canary run's numbers as the report sees them, with why it does not apply to this run. */
+export interface CanaryEvidence {
+  cs: number | null;
+  qr: number | null;
+  pd: number | null;
+  passed: boolean;
+  decision: string;
+  manifest_hash: string;
+  /** Agent fingerprint, harness version or manifest hash that differ from this run's. */
+  mismatch: string[];
 }
 
 export interface Report {
@@ -105,6 +119,8 @@ export interface Report {
     regraded_from: { run_id: string; pack_hash: string } | null;
     /** Who worked the tasks: an agent, or a human in baseline sessions. */
     actor: "agent" | "human";
+    /** The canary run cited (CS, QR, PD), when one was given. */
+    canary: { cs: number | null; qr: number | null; pd: number | null; manifest_hash: string } | null;
     /** Where the token counts come from: the gateway, the agent's usage file, both, or nowhere. */
     token_source: "metered" | "self_reported" | "mixed" | "none";
     retried_attempts: number;
@@ -290,6 +306,23 @@ export function buildReport(input: ReportInput): Report {
       : controlProblems.join("; "),
   );
 
+  const canaryControl = card.controls.canaries;
+  if (canaryControl !== undefined || input.canary !== undefined) {
+    const c = input.canary;
+    const problem =
+      c === undefined
+        ? canaryControl?.required === true
+          ? `the card requires a passing canary run on ${canaryControl.manifest}: run benchcard canary and pass its folder with --canary DIR`
+          : null
+        : c.mismatch.length > 0
+          ? `the canary run does not apply to this run: ${c.mismatch.join("; ")}`
+          : !c.passed
+            ? `the canaries did not pass: ${c.decision}`
+            : null;
+    const fmt = (x: number | null) => (x === null ? "undefined" : x.toFixed(2));
+    gate("canaries", problem === null, problem ?? (c === undefined ? "canaries not required by the card" : `canaries passed: CS ${fmt(c.cs)}, QR ${fmt(c.qr)}, PD ${fmt(c.pd)}`));
+  }
+
   const homogeneity = homogeneityTest(strata, { alpha: policy.homogeneity_alpha, delta: policy.homogeneity_delta, seed: run.seed });
   let overallWithheld: string | null = null;
   if (policy.global_mean === "never") overallWithheld = "the card's policy never prints a rate across strata";
@@ -327,6 +360,7 @@ export function buildReport(input: ReportInput): Report {
     regraded_from: run.regraded_from ?? null,
     actor: allRows.some((r) => r.actor === "human") ? ("human" as const) : ("agent" as const),
     token_source: tokenSource(rows),
+    canary: input.canary === undefined || input.canary.mismatch.length > 0 ? null : { cs: input.canary.cs, qr: input.canary.qr, pd: input.canary.pd, manifest_hash: input.canary.manifest_hash },
     holdout: input.holdout === undefined ? null : { runs: input.holdout.runs, agents: input.holdout.agents, chain: input.holdout.chain },
     retried_attempts: rows.filter((r) => r.retry > 0).length,
     replays: run.replays,
@@ -497,6 +531,7 @@ export function citeableSentence(report: Report): string {
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
     `${timeouts}; censored ${censored}` +
     `${report.corrections.length === 0 ? "" : `; ${report.corrections.length} correction(s) applied, listed in the report`}` +
+    `${id.canary === null ? "" : `; canaries CS ${fmt2(id.canary.cs)}, QR ${fmt2(id.canary.qr)}, PD ${fmt2(id.canary.pd)} (manifest ${id.canary.manifest_hash.slice(0, 12)}; no score is finer than CS)`}` +
     `${id.environment_digest === null ? "; environment not recorded" : `; environment ${id.environment_digest.slice(0, 12)}`}.`
   );
 }
@@ -516,4 +551,8 @@ function tokenSource(rows: readonly Row[]): "metered" | "self_reported" | "mixed
   if (counted.length === 0) return "none";
   const metered = counted.filter((r) => r.usage.source === "metered").length;
   return metered === counted.length ? "metered" : metered === 0 ? "self_reported" : "mixed";
+}
+
+function fmt2(x: number | null): string {
+  return x === null ? "undefined" : x.toFixed(2);
 }

@@ -1,0 +1,3 @@
+export function clamp(x, low, high) {
+  return Math.min(high, Math.max(low, x));
+}

@@ -1,0 +1,3 @@
+export function padId(n) {
+  return String(n).padStart(4, " ");
+}

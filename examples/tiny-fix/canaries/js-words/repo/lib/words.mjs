@@ -1,0 +1,3 @@
+export function countWords(text) {
+  return text.split(" ").length;
+}

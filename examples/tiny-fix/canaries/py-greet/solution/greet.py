@@ -1,0 +1,3 @@
+def greet(name):
+    """A greeting for `name`."""
+    return f"Hello, {name}!"

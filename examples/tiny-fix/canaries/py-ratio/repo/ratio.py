@@ -1,0 +1,2 @@
+def ratio(part, whole):
+    return part / whole

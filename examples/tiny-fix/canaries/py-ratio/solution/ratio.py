@@ -1,0 +1,2 @@
+def ratio(part: float, whole: float) -> float:
+    return part / whole
