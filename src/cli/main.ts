@@ -20,6 +20,8 @@ const correctCommand: Command = async (a, io) => (await import("./commands/corre
 const k8sCommand: Command = async (a, io) => (await import("./commands/k8s.js")).k8sCommand(a, io);
 const regradeCommand: Command = async (a, io) => (await import("./commands/regrade.js")).regradeCommand(a, io);
 const canaryCommand: Command = async (a, io) => (await import("./commands/canary.js")).canaryCommand(a, io);
+const perturbCommand: Command = async (a, io) => (await import("./commands/perturb.js")).perturbCommand(a, io);
+const probeMemorizationCommand: Command = async (a, io) => (await import("./commands/perturb.js")).probeMemorizationCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -71,6 +73,14 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     summary:
       "canary <manifest> --agent SPEC --out DIR [--pack DIR] [--repeats K] [--json]\n" +
       "                                        the rig's self-test: CS, QR, PD from planted and clean canaries (exit 3 unless clean)",
+  },
+  perturb: {
+    run: perturbCommand,
+    summary: "perturb <pack> --out DIR [--seed S] [--ops rename,imports,tests] [--json]   a renamed, reshuffled copy of a frozen pack, validated and frozen",
+  },
+  "probe-memorization": {
+    run: probeMemorizationCommand,
+    summary: "probe-memorization <run-original> <run-perturbed> [--json]   tasks that pass on the original spelling only (a smoke test)",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { diffFiles, type FileTable } from "../core/pack/digest.js";
 import { BenchcardError } from "../core/common/errors.js";
@@ -18,6 +18,11 @@ export interface FreezeOptions extends ValidateOptions {
    * misses a planted defect must still be measured, not refused before it runs).
    */
   allowRed?: boolean;
+  /**
+   * Remove tasks whose controls are not green from the pack and lock the rest (a perturbed
+   * copy: a task the perturbation broke leaves the probe); called with each one and the reason.
+   */
+  dropRed?: (taskId: string, reason: string) => void;
   /** Where a derived pack came from (a perturbed copy): recorded in the lock. */
   derivedFrom?: Lock["derived_from"];
 }
@@ -51,8 +56,19 @@ export async function freezePack(rootArg: string, options: FreezeOptions): Promi
     });
     if (problems.length > 0) throw new BenchcardError("refused", `Cannot freeze "${root}" with a holdout of ${options.holdout.fraction}: ${problems.join("; ")}`);
   }
-  const before = await hashPack(root);
-  const validation = await validatePack(pack, options);
+  let before = await hashPack(root);
+  let validation = await validatePack(pack, options);
+  if (validation.status !== "green" && options.dropRed !== undefined) {
+    const red = validation.tasks.filter((t) => t.status !== "green");
+    for (const t of red) {
+      const check = t.checks.find((c) => c.status !== "green");
+      options.dropRed(t.task_id, check === undefined ? `controls ${t.status}` : `${check.name} control ${check.status}: expected ${check.expect}, observed ${check.observed.join(", ")}${check.reason === undefined ? "" : ` (${check.reason})`}`);
+      await rm(join(root, "tasks", t.task_id), { recursive: true, force: true });
+    }
+    const gone = new Set(red.map((t) => `tasks/${t.task_id}/`));
+    before = Object.fromEntries(Object.entries(before).filter(([path]) => ![...gone].some((g) => path.startsWith(g))));
+    validation = { ...validation, status: "green", tasks: validation.tasks.filter((t) => t.status === "green") };
+  }
   if (validation.status !== "green" && options.allowRed !== true) {
     const red = validation.tasks.filter((t) => t.status !== "green").map((t) => `${t.task_id} (${t.status})`);
     throw new RefusedValidation(`Cannot freeze "${root}": controls are not green: ${red.join(", ")}`, validation);
