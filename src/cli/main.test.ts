@@ -11,6 +11,12 @@ test("init writes the example pack; a second init into it refuses", async (t) =>
   const tasks = await readdir(join(dir, "pack", "tasks"));
   assert.ok(tasks.length >= 14);
   assert.ok(!(await readdir(join(dir, "pack"))).includes("benchcard.lock"));
+  // The example's canary manifest ships with it: at least four planted and two clean canaries, Python and JavaScript.
+  const { loadCanaryManifest } = await import("../canary/canary.js");
+  const { manifest } = await loadCanaryManifest(join(dir, "pack", "canaries.yaml"));
+  assert.ok(manifest.canaries.filter((c) => c.planted !== null).length >= 4);
+  assert.ok(manifest.canaries.filter((c) => c.planted === null).length >= 2);
+  assert.ok(manifest.canaries.some((c) => c.id.startsWith("py-")) && manifest.canaries.some((c) => c.id.startsWith("js-")));
   const second = await runCli(["init", "pack"], { cwd: dir });
   assert.equal(second.code, 4);
   assert.match(second.stderr, /not empty/);
