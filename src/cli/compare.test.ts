@@ -17,7 +17,7 @@ test("on the example pack: agents that each fix one stratum get no global winner
   // The demo agents, copied where the sandbox user (benchcard drops root) can read them
   // whatever the permissions of the folder the repository was cloned into.
   const agents = join(await tempDir(t), "agents");
-  await cp(join(EXAMPLE, "..", "agents"), agents, { recursive: true });
+  await cp(join(EXAMPLE, "..", "agents"), agents, { recursive: true, filter: (src) => !src.includes("node_modules") });
   const py = await run(join(agents, "py-fixer.yaml"), "py");
   const js = await run(join(agents, "js-fixer.yaml"), "js");
   const split = await runCli(["compare", py, js, "--json"]);
