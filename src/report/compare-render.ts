@@ -1,5 +1,5 @@
 import type { Comparison, PairedSummary } from "../core/compare/model.js";
-import { forestPlot, STYLE } from "./report-html.js";
+import { esc, forestPlot, STYLE } from "./report-html.js";
 import { renderTable } from "./table.js";
 
 const f = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? "-" : x.toFixed(d));
@@ -85,14 +85,43 @@ export function renderComparisonMarkdown(c: Comparison): string {
 }
 
 export function renderComparisonHtml(c: Comparison): string {
-  const esc = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
   const rows = [...c.strata, ...(c.overall ? [c.overall] : [])];
-  const plot = forestPlot(rows.map((s) => ({ label: s.id, estimate: s.difference, interval: s.interval })), { min: -1, max: 1, title: "A minus B pass rate by stratum, paired intervals" });
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>benchcard compare</title><style>${STYLE}</style></head><body>
-<h1>Compare: <span class="status ${c.status}">${c.status}</span></h1>
-<p>A: ${esc(c.a.agent_id)} (run ${esc(c.a.run_id)}); B: ${esc(c.b.agent_id)} (run ${esc(c.b.run_id)})</p>
-${c.status === "OK" ? `<h2>Rate winner: <span class="winner">${c.rate_winner === null ? "none" : `${c.rate_winner} (${esc(c.rate_winner === "A" ? c.a.agent_id : c.b.agent_id)})`}</span></h2><p class="decision">${esc(c.decision?.reason ?? "")}</p><p class="sentence">${esc(c.sentence ?? "")}</p>${plot}
-<table class="paired"><tr>${header(c.power).map((h) => `<th>${h}</th>`).join("")}</tr>${rows.map((s) => `<tr>${cells(s).map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`).join("")}</table>` : `<p class="refusal">${esc(c.reasons.join("; "))}</p>`}
+  const a = `A (${c.a.agent_id})`;
+  const b = `B (${c.b.agent_id})`;
+  const plot = forestPlot(
+    rows.map((s) => ({ label: `${s.id} (n=${s.n})`, estimate: s.difference, interval: s.interval, overall: s === c.overall })),
+    {
+      min: -1,
+      max: 1,
+      title: "A minus B pass rate by stratum, paired intervals",
+      axis: `pass rate of ${a} minus ${b}`,
+      caption: `Points: paired difference A − B per stratum (n = paired tasks); lines: Newcombe paired (method 10) ${Math.round(c.confidence * 100)}% intervals. Right of 0 favours A, left favours B.`,
+      leftLabel: `favours ${b}`,
+      rightLabel: `favours ${a}`,
+    },
+  );
+  const wins = rows
+    .map((s) => `<tr><td>${esc(s.id)}</td><td>${s.n}</td><td>${s.table.a_only}</td><td>${s.table.b_only}</td><td>${s.table.both_pass + s.table.both_fail}</td><td>${s.table.void}</td></tr>`)
+    .join("");
+  const winner = c.rate_winner === null ? "neither agent: no difference in pass rate shown" : c.rate_winner === "A" ? a : b;
+  const words =
+    c.status !== "OK"
+      ? ""
+      : `<p class="decision"><strong>Decision:</strong> ${esc(c.decision?.reason ?? "-")}. Rate winner: <span class="winner">${esc(winner)}</span>.${c.cost_winner === null ? "" : ` Cheaper per pass: ${esc(c.cost_winner.agent === "A" ? a : b)} (${esc(c.cost_winner.by.replaceAll("_", " "))}).`} Environment: ${esc(c.environment)}.</p>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>benchcard compare: ${esc(c.a.agent_id)} vs ${esc(c.b.agent_id)}</title><style>${STYLE}</style></head><body>
+<section class="summary" id="summary">
+<h1>Compare ${esc(a)} with ${esc(b)}: <span class="status ${c.status}">${c.status}</span></h1>
+<p>A: ${esc(c.a.agent_id)} (run ${esc(c.a.run_id)}, fingerprint <span class="hash">${esc(c.a.agent_fingerprint)}</span>)<br>B: ${esc(c.b.agent_id)} (run ${esc(c.b.run_id)}, fingerprint <span class="hash">${esc(c.b.agent_fingerprint)}</span>)</p>
+${words}
+${c.sentence === null ? "" : `<blockquote class="sentence">${esc(c.sentence)}</blockquote>`}
+</section>
+${
+  c.status === "OK"
+    ? `<h2>Paired differences</h2>${plot}
+<h2>Wins, ties and voids per stratum</h2><table class="wins"><tr><th>stratum</th><th>paired tasks</th><th>${esc(a)} wins (A only passes)</th><th>${esc(b)} wins (B only passes)</th><th>ties (both pass or both fail)</th><th>void</th></tr>${wins}</table>
+<h2>Paired table</h2><table class="paired"><tr>${header(c.power).map((h) => `<th>${h}</th>`).join("")}</tr>${rows.map((s) => `<tr>${cells(s).map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`).join("")}</table>`
+    : `<p class="refusal"><strong>Refused.</strong> ${esc(c.reasons.join("; "))}</p>`
+}
 </body></html>
 `;
 }

@@ -9,6 +9,7 @@ import { renderValidation, renderVerify } from "../../report/validation.js";
 import { selectDriver } from "../../sandbox/select.js";
 import { atMostOne, fraction, integer, parseFlags, positiveInt } from "../args.js";
 import type { Io } from "../io.js";
+import type { FreezeJson } from "../json-outputs.js";
 
 const defaultJobs = () => Math.max(1, availableParallelism());
 
@@ -58,7 +59,10 @@ export async function freezeCommand(args: readonly string[], io: Io): Promise<Ex
       : { fraction: fraction("holdout", values.holdout), seed: values.seed === undefined ? 0 : integer("seed", values.seed) };
   try {
     const result = await freezePack(root, holdout === undefined ? base : { ...base, holdout });
-    if (values.json) io.stdout(JSON.stringify({ schema: "benchcard.freeze/1", lock: result.lockPath, pack_hash: result.lock.pack_hash, card_hash: result.lock.card_hash, split: result.lock.split, validation: result.validation }, null, 2));
+    if (values.json) {
+      const json: FreezeJson = { schema: "benchcard.freeze/1", lock: result.lockPath, pack_hash: result.lock.pack_hash, card_hash: result.lock.card_hash, split: result.lock.split, validation: result.validation };
+      io.stdout(JSON.stringify(json, null, 2));
+    }
     else {
       io.stdout(renderValidation(result.validation));
       const split = result.lock.split;

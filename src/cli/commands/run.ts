@@ -6,6 +6,7 @@ import { resumeRun, startRun, type Progress, type RunSummary } from "../../run/r
 import { selectDriver } from "../../sandbox/select.js";
 import { integer, parseFlags, positiveInt } from "../args.js";
 import type { Io } from "../io.js";
+import type { RunJson } from "../json-outputs.js";
 
 export async function runCommand(args: readonly string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parseFlags("run", args, {
@@ -87,7 +88,8 @@ export async function runCommand(args: readonly string[], io: Io): Promise<ExitC
     return 130;
   }
   if (values.json) {
-    io.stdout(JSON.stringify({ schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes, leftovers: summary.leftovers }, null, 2));
+    const json: RunJson = { schema: "benchcard.run-summary/1", run_dir: summary.runDir, run_id: summary.record.run_id, scheduled: summary.scheduled, ran: summary.ran, already_done: summary.skipped, counts: summary.counts, repaired_bytes: summary.repairedBytes, leftovers: summary.leftovers };
+    io.stdout(JSON.stringify(json, null, 2));
   } else {
     const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map((o) => `${o} ${summary.counts[o]}`).join(", ");
     io.stdout(`run ${summary.record.run_id}: ${summary.scheduled} attempts scheduled, ${summary.ran} run now${summary.skipped > 0 ? `, ${summary.skipped} already in the ledger` : ""}`);
