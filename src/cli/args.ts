@@ -14,6 +14,53 @@ export class HelpRequested extends Error {
   }
 }
 
+/** What each flag means, for `--help`; a test fails on a flag some command takes that is not here. */
+export const FLAG_HELP: Readonly<Record<string, string>> = {
+  json: "print the versioned JSON (schema under schema/output/) instead of text",
+  md: "print Markdown instead of text",
+  html: "write the self-contained HTML viewer to FILE",
+  quiet: "no progress lines on stderr",
+  jobs: "how many tasks or attempts run at once (default: the number of cores)",
+  isolation: "bwrap (the default; refused where bwrap is missing) or process (hidden tests not secret, and reports say so)",
+  out: "the folder to write into (a new folder, or a new run id inside it)",
+  pack: "the pack folder (when it moved since the run, or the card to use)",
+  agent: "oracle, nop, or an agent spec file (docs/agents.md)",
+  seed: "the seed of every random choice (order, split, bootstrap, perturbation)",
+  repeats: "oracle repeats per control (default: the card's controls.oracle_repeats)",
+  replays: "replays of every task (default: the card's controls.replays)",
+  split: "holdout, tune or all (default: all)",
+  shard: "run shard i of N (i/N), for `merge` later",
+  "run-id": "the run folder's name under --out (default: a timestamp)",
+  resume: "complete the run in this folder: only missing attempts run",
+  holdout: "the share of tasks (0 to 1) held out, stratified",
+  canary: "a canary result folder (benchcard canary) for the card's canary gate",
+  "allow-env-drift": "compare runs whose environments differ, and say so",
+  gate: "the agreement floor (e.g. 0.6)",
+  "gate-on": "point or lower: gate on the estimate or on its interval's lower bound",
+  scale: "the ordered labels, comma-separated (for ordinal weights)",
+  weights: "none, linear or quadratic (weighted kappa)",
+  level: "nominal, ordinal or interval (Krippendorff's alpha)",
+  abstain: "the label that means 'cannot tell' (dropped, and counted)",
+  bootstrap: "bootstrap resamples for the intervals",
+  confidence: "interval level (default 0.95)",
+  adjudicate: "write the disagreements to FILE (JSONL) for a third grader",
+  name: "a grader's name, per label file, in order",
+  shards: "how many shards (Kubernetes Indexed Job completions)",
+  image: "the container image that has benchcard and the agent",
+  parallelism: "how many shards run at once",
+  "runs-claim": "the PersistentVolumeClaim for run folders",
+  "inputs-claim": "the PersistentVolumeClaim holding the pack and agent",
+  ops: "perturbations, comma-separated: rename, imports, tests (default: all three)",
+  attempt: "the attempt id to correct",
+  outcome: "the corrected outcome",
+  reason: "why, in words (kept with the correction)",
+  by: "who made the correction",
+  task: "the task id",
+  role: "human (a baseline session)",
+  steers: "how many times the human was steered after the clock started",
+  notes: "free-text notes kept with the session",
+};
+
 /** util.parseArgs with our error: an unknown flag or a missing value is bad input (exit 4). */
 export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O): Parsed<O> {
   if (args.includes("--help") || args.includes("-h")) {

@@ -42,19 +42,24 @@ test("--help prints the commands and the exit codes", async () => {
 
 test("every command has --help, from the same table that lists the commands", async () => {
   const { USAGE } = await import("./main.js");
-  const names = [...USAGE.matchAll(/^ {2}([a-z0-9]+) /gm)].map((m) => m[1]!).filter((n, i, all) => all.indexOf(n) === i);
+  const names = [...USAGE.matchAll(/^ {2}([a-z0-9-]+) /gm)].map((m) => m[1]!).filter((n, i, all) => all.indexOf(n) === i);
   assert.ok(names.length >= 14, names.join(","));
   for (const name of names) {
     const r = await runCli([name, "--help"]);
     assert.equal(r.code, 0, name);
     assert.match(r.stdout, new RegExp(`^usage: benchcard ${name}`), name);
     assert.match(r.stdout, /Exit codes: 0 ok/);
+    // Every flag says what it does, and every command shows how it is used.
+    assert.doesNotMatch(r.stdout, /\(no description\)/, name);
+    if (name !== "session") assert.match(r.stdout, new RegExp(`examples:\n  benchcard ${name}`), name);
   }
   // The flags listed are the parser's own: one source of truth.
   const run = await runCli(["run", "--help"]);
-  assert.match(run.stdout, /flags of benchcard run: --agent VALUE, --out VALUE, --jobs VALUE, .*--resume VALUE, --pack VALUE, --json, --quiet/);
+  const listed = [...run.stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]);
+  assert.deepEqual(listed, ["--agent", "--out", "--jobs", "--replays", "--seed", "--split", "--isolation", "--shard", "--run-id", "--resume", "--pack", "--json", "--quiet"]);
+  assert.match(run.stdout, /^ {2}--agent VALUE +oracle, nop, or an agent spec file/m);
   const start = await runCli(["session", "start", "--help"]);
-  assert.match(start.stdout, /flags of benchcard session start: --task VALUE, --role VALUE, --out VALUE/);
+  assert.match(start.stdout, /flags of benchcard session start:\n {2}--task VALUE +the task id\n {2}--role VALUE +human/);
 });
 
 test("a catalogue of user mistakes: every one is bad input (exit 4) naming the path, never a stack", async (t) => {

@@ -1,6 +1,6 @@
 import { BenchcardError, formatIssue, type ExitCode } from "../core/common/errors.js";
 import { HARNESS_VERSION } from "../version.js";
-import { HelpRequested } from "./args.js";
+import { FLAG_HELP, HelpRequested } from "./args.js";
 import type { Io } from "./io.js";
 
 type Command = (args: readonly string[], io: Io) => Promise<ExitCode>;
@@ -92,6 +92,33 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
 };
 
+/** `--help` examples, run against the example pack (`benchcard init pack`). */
+const EXAMPLES: Record<string, string[]> = {
+  init: ["benchcard init pack"],
+  validate: ["benchcard validate pack --jobs 2", "benchcard validate pack --repeats 1 --json > validation.json"],
+  freeze: ["benchcard freeze pack", "benchcard freeze pack --holdout 0.3 --seed 7"],
+  verify: ["benchcard verify pack"],
+  run: ["benchcard run pack --agent oracle --out runs", "benchcard run pack --agent examples/agents/pi/pi.yaml --out runs --jobs 4", "benchcard run --resume runs/2026-11-30T10-00-00Z"],
+  report: ["benchcard report runs/o", "benchcard report runs/o --html report.html", "benchcard report runs/o --canary canary-run"],
+  compare: ["benchcard compare runs/a runs/b", "benchcard compare runs/a runs/b --html compare.html"],
+  merge: ["benchcard merge runs/s1 runs/s2 --out runs/all"],
+  correct: ['benchcard correct runs/o --attempt py-fix-clamp/0 --outcome infra --reason "disk full on the host" --by alice'],
+  k8s: ["benchcard k8s pack --agent agent.yaml --shards 8 --image registry.example/benchcard:1 --out job.yaml"],
+  regrade: ["benchcard regrade runs/o --pack pack-v2 --out runs/o-v2"],
+  session: ["benchcard session start pack --task py-fix-clamp --role human --out s1", "benchcard session stop s1 --steers 0"],
+  canary: ["benchcard canary pack/canaries.yaml --agent oracle --out canary-run"],
+  perturb: ["benchcard perturb pack --out pack-perturbed --seed 7"],
+  "probe-memorization": ["benchcard probe-memorization runs/original runs/perturbed"],
+  probe: ["benchcard probe --json"],
+  kappa: ["benchcard kappa grader-a.jsonl grader-b.csv --gate 0.6", "benchcard kappa a.jsonl b.jsonl c.jsonl --level ordinal --scale low,mid,high --bootstrap 2000 --seed 1"],
+};
+
+/** One line per flag: the flag, its value's shape, and what it means. */
+function flagLines(flags: readonly string[]): string {
+  const width = Math.max(...flags.map((f) => f.length), 0) + 2;
+  return flags.map((f) => `  ${f.padEnd(width)}${FLAG_HELP[f.replace(/^--/, "").replace(/ VALUE$/, "")] ?? "(no description)"}`).join("\n");
+}
+
 const COMMON = `Every command: --help for this text. Exit codes: 0 ok, 1 internal error (a bug), 2 drift (frozen inputs changed), 3 refused (a gate or control failed), 4 bad input.`;
 
 /**
@@ -152,8 +179,10 @@ export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
         () => null,
         (error: unknown) => (error instanceof HelpRequested ? error : null),
       );
-      const table = flags === null ? "" : `\n\nflags of benchcard ${flags.command}: ${flags.flags.join(", ") || "none"}`;
-      io.stdout(`usage: benchcard ${command.summary}${table}\n\n${COMMON}`);
+      const table = flags === null ? "" : `\n\nflags of benchcard ${flags.command}:\n${flagLines(flags.flags)}`;
+      const examples = EXAMPLES[name] ?? [];
+      const shown = examples.length === 0 ? "" : `\n\nexamples:\n${examples.map((e) => `  ${e}`).join("\n")}`;
+      io.stdout(`usage: benchcard ${command.summary}${table}${shown}\n\n${COMMON}`);
       return 0;
     }
     return await command.run(rest, io);

@@ -73,7 +73,9 @@ export function renderReportMarkdown(report: Report): string {
   out.push("");
   if (report.status === "OK") {
     out.push(md(STRATA_HEADER), md(STRATA_HEADER.map(() => "---")), ...report.strata.map((s) => md(stratumCells(s))));
-    out.push("", report.overall_withheld === null ? md(stratumCells(report.overall)) : `Overall withheld: ${report.overall_withheld}`);
+    // The overall row belongs to the table (a blank line before it would end the table on GitHub).
+    if (report.overall_withheld === null) out.push(md(stratumCells(report.overall).map((c) => `**${c}**`)));
+    else out.push("", `Overall withheld: ${report.overall_withheld.replaceAll("|", "\\|")}`);
     out.push("", `> ${report.sentence}`);
   } else {
     out.push(`No score: ${report.reasons.join("; ")}`);
