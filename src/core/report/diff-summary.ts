@@ -21,17 +21,20 @@ export interface DiffView {
 export function summarizeDiff(patch: string, cap: number): DiffView {
   const files: DiffFile[] = [];
   let current: DiffFile | null = null;
+  let before = "";
   for (const line of patch.split("\n")) {
     const binary = /^Binary files (?:a\/(.+?)|\/dev\/null) and (?:b\/(.+?)|\/dev\/null) differ$/.exec(line);
     if (binary !== null) {
       files.push({ path: binary[2] ?? binary[1] ?? "?", added: 0, removed: 0, binary: true });
       current = null;
     } else if (line.startsWith("+++ ")) {
-      current = { path: line.slice(4).replace(/^b\//, ""), added: 0, removed: 0, binary: false };
-      if (current.path === "/dev/null") current.path = files.at(-1)?.path ?? "/dev/null";
+      const after = line.slice(4).replace(/^b\//, "");
+      // A deleted file is named by its "---" line.
+      current = { path: after === "/dev/null" ? before : after, added: 0, removed: 0, binary: false };
       files.push(current);
     } else if (line.startsWith("--- ")) {
-      // The next "+++" line names the file.
+      before = line.slice(4).replace(/^a\//, "");
+      current = null;
     } else if (current !== null && line.startsWith("+")) current.added++;
     else if (current !== null && line.startsWith("-")) current.removed++;
   }
