@@ -1,3 +1,4 @@
+import { environmentAccess } from "../sandbox/environment.js";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +34,8 @@ export interface OracleRequest {
   expected: readonly string[] | null;
   /** Random hex of `bytes` bytes; crypto by default, seeded in tests. */
   randomHex?: (bytes: number) => string;
+  /** The pack's environment/ folder on the host, or null: shown read-only, named by BENCHCARD_ENV. */
+  environment?: string | null;
 }
 
 export interface OracleResult {
@@ -69,7 +72,8 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
   const reportDir = join(request.scratch, "report");
   const support = join(request.scratch, "support");
   for (const dir of [home, join(home, "tmp"), reportDir, support]) mkdirSync(dir, { recursive: true });
-  const env = oracleEnv(request.hostEnv, home);
+  const access = environmentAccess(request.driver, request.environment ?? null);
+  const env = { ...oracleEnv(request.hostEnv, home), ...access.env };
   const reportFile = join(reportDir, "tests.jsonl");
   const readOnlyFiles: string[] = [];
   let sentinel: Sentinel | undefined;
@@ -107,6 +111,7 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
     maxLogBytes: request.maxLogBytes,
     readOnlyFiles,
     writableDirs: [reportDir],
+    mounts: access.mounts,
     ...(request.marker === undefined ? {} : { marker: request.marker }),
   });
   if (exec.spawnError !== undefined) return { exec, integrity: sentinel === undefined ? "exit_code_only" : "per_test", harnessError: `the oracle could not be started: ${exec.spawnError}` };

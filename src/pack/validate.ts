@@ -1,3 +1,4 @@
+import { packEnvironment } from "../sandbox/environment.js";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { controlRole, oracleFor, UNKNOWN, type Card } from "../core/pack/card.js";
@@ -205,6 +206,7 @@ async function runOracle(
       maxLogBytes: 1 << 20,
       hiddenFiles,
       expected: null,
+      environment: packEnvironment(task.dir),
       ...(options.randomHex === undefined ? {} : { randomHex: options.randomHex }),
     });
     const exec = result.exec;

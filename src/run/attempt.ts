@@ -1,4 +1,5 @@
 import { lstatSync } from "node:fs";
+import { environmentAccess, packEnvironment } from "../sandbox/environment.js";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { effectiveNetwork, expandCommand, expandMounts } from "../core/attempt/agent.js";
@@ -410,6 +411,8 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     io: paths.io,
     artifacts: paths.artifacts,
   });
+  const access = environmentAccess(ctx.driver, packEnvironment(task.dir));
+  Object.assign(env, access.env);
   const limits = limitsFromEnvelope(ctx.pack.card.envelope as Record<string, unknown>);
   const driver = ctx.driver instanceof BwrapDriver ? ctx.driver.with({ limits, readOnly: expandMounts(agent.spec.mounts, specDir) }) : ctx.driver;
   let gateway: GatewayTotals | null = null;
@@ -424,6 +427,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     marker: paths.marker,
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
+    mounts: access.mounts,
     ...(net === null ? {} : { sockets: net.sockets }),
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   }).finally(async () => {

@@ -1,3 +1,4 @@
+import { packEnvironment } from "../sandbox/environment.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OracleFacts } from "../core/attempt/outcome.js";
@@ -59,6 +60,7 @@ export async function gradeTree(o: {
     hiddenFiles,
     // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
     expected: o.lock.validation.tasks[o.task.task.id]?.expected_tests ?? null,
+    environment: packEnvironment(o.task.dir),
     ...(o.marker === undefined ? {} : { marker: o.marker }),
     ...(o.randomHex === undefined ? {} : { randomHex: o.randomHex }),
   });

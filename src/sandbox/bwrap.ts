@@ -91,6 +91,7 @@ export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): st
   for (const dir of request.writableDirs ?? []) args.push("--bind", dir, dir);
   for (const file of request.readOnlyFiles ?? []) args.push("--ro-bind", file, file);
   for (const socket of request.sockets ?? []) args.push("--bind", socket, socket);
+  for (const mount of request.mounts ?? []) args.push("--ro-bind", mount.source, mount.target);
   args.push("--bind", request.workspace, request.workspace, "--chdir", request.workspace);
   return args;
 }

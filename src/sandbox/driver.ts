@@ -31,6 +31,8 @@ export interface ExecRequest {
    * the same path inside; the caller runs the child through the bridge that relays to them.
    */
   sockets?: readonly string[];
+  /** Host folders shown read-only at another path inside (the pack's environment/); bwrap only. */
+  mounts?: readonly { source: string; target: string }[];
   /** Ends the child's whole process tree when aborted (Ctrl-C on the harness). */
   signal?: AbortSignal;
 }
