@@ -59,6 +59,8 @@ export const FLAG_HELP: Readonly<Record<string, string>> = {
   role: "human (a baseline session)",
   steers: "how many times the human was steered after the clock started",
   notes: "free-text notes kept with the session",
+  languages: "the languages to import, comma-separated (python, javascript)",
+  "env-from": "an installed copy of examples/environments/jest to copy instead of running npm ci",
 };
 
 /** util.parseArgs with our error: an unknown flag or a missing value is bad input (exit 4). */

@@ -22,6 +22,7 @@ const regradeCommand: Command = async (a, io) => (await import("./commands/regra
 const canaryCommand: Command = async (a, io) => (await import("./commands/canary.js")).canaryCommand(a, io);
 const perturbCommand: Command = async (a, io) => (await import("./commands/perturb.js")).perturbCommand(a, io);
 const probeMemorizationCommand: Command = async (a, io) => (await import("./commands/perturb.js")).probeMemorizationCommand(a, io);
+const importCommand: Command = async (a, io) => (await import("./commands/import.js")).importCommand(a, io);
 const verifyCommand: Command = async (a, io) => (await import("./commands/pack.js")).verifyCommand(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
@@ -82,6 +83,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: probeMemorizationCommand,
     summary: "probe-memorization <run-original> <run-perturbed> [--json]   tasks that pass on the original spelling only (a smoke test)",
   },
+  import: {
+    run: importCommand,
+    summary: "import exercism <source> --out PACK [--languages python,javascript] [--env-from DIR]   an Exercism checkout as a validated, frozen pack",
+  },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {
     run: kappaCommand,
@@ -110,6 +115,7 @@ const EXAMPLES: Record<string, string[]> = {
   perturb: ["benchcard perturb pack --out pack-perturbed --seed 7"],
   "probe-memorization": ["benchcard probe-memorization runs/original runs/perturbed"],
   probe: ["benchcard probe --json"],
+  import: ["benchcard import exercism polyglot-benchmark --out polyglot --languages python,javascript"],
   kappa: ["benchcard kappa grader-a.jsonl grader-b.csv --gate 0.6", "benchcard kappa a.jsonl b.jsonl c.jsonl --level ordinal --scale low,mid,high --bootstrap 2000 --seed 1"],
 };
 

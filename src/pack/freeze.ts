@@ -23,6 +23,8 @@ export interface FreezeOptions extends ValidateOptions {
    * copy: a task the perturbation broke leaves the probe); called with each one and the reason.
    */
   dropRed?: (taskId: string, reason: string) => void;
+  /** Where an imported pack came from: recorded in the lock. */
+  importedFrom?: Lock["imported_from"];
   /** Where a derived pack came from (a perturbed copy): recorded in the lock. */
   derivedFrom?: Lock["derived_from"];
 }
@@ -80,6 +82,7 @@ export async function freezePack(rootArg: string, options: FreezeOptions): Promi
   }
   const lock = buildLock(after, validation, pack.card, options.holdout);
   if (options.derivedFrom !== undefined) lock.derived_from = options.derivedFrom;
+  if (options.importedFrom !== undefined) lock.imported_from = options.importedFrom;
   await writeFileAtomic(lockPath, `${JSON.stringify(lock, null, 2)}\n`, { exclusive: true });
   return { lock, validation, lockPath };
 }

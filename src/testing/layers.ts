@@ -14,8 +14,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   session: ["core", "sandbox", "oracle", "pack", "run"],
   canary: ["core", "sandbox", "oracle", "pack", "run"],
   perturb: ["core", "sandbox", "oracle", "pack", "run"],
+  import: ["core", "sandbox", "oracle", "pack"],
   report: ["core", "pack", "run", "canary"],
-  cli: ["core", "sandbox", "oracle", "gateway", "pack", "run", "session", "canary", "perturb", "report"],
+  cli: ["core", "sandbox", "oracle", "gateway", "pack", "run", "session", "canary", "perturb", "import", "report"],
 };
 
 /** Files at the top of src/: what each may import. */

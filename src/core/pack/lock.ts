@@ -50,6 +50,10 @@ export const LockSchema = z.strictObject({
   derived_from: z
     .strictObject({ pack_hash: z.string().regex(/^[0-9a-f]{64}$/), seed: z.number().int(), ops: z.array(z.string()), dropped: z.record(z.string(), z.string()) })
     .optional(),
+  /** A pack written by `benchcard import`: the importer, the source and what was left out, with why. */
+  imported_from: z
+    .strictObject({ importer: z.string(), source: z.string(), source_commit: z.string().nullable(), left_out: z.record(z.string(), z.string()) })
+    .optional(),
   split: z
     .strictObject({
       seed: z.number().int(),

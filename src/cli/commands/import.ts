@@ -1,0 +1,47 @@
+import { availableParallelism } from "node:os";
+import type { ExitCode } from "../../core/common/errors.js";
+import { BenchcardError } from "../../core/common/errors.js";
+import { importExercism } from "../../import/exercism.js";
+import { selectDriver } from "../../sandbox/select.js";
+import { parseFlags, positiveInt } from "../args.js";
+import type { Io } from "../io.js";
+
+export async function importCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const [kind, ...rest] = args;
+  if (kind !== "exercism") {
+    if (kind === "--help" || kind === "-h") parseFlags("import exercism", ["--help"], IMPORT_FLAGS);
+    throw new BenchcardError("bad_input", `Cannot import "${kind ?? ""}": expected \`benchcard import exercism <source> --out PACK\` (swe-bench and harbor are not importable yet)`);
+  }
+  const { values, positionals } = parseFlags("import exercism", rest, IMPORT_FLAGS);
+  if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import exercism <source> --out PACK [--languages python,javascript]`");
+  const result = await importExercism({
+    source: positionals[0]!,
+    out: values.out,
+    languages: (values.languages ?? "python,javascript").split(",").map((l) => l.trim()).filter(Boolean),
+    driver: selectDriver(values.isolation),
+    jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
+    env: io.env,
+    cwd: io.cwd,
+    ...(values["env-from"] === undefined ? {} : { envFrom: values["env-from"] }),
+    ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
+    ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
+  });
+  if (values.json) io.stdout(JSON.stringify(result, null, 2));
+  else {
+    for (const [lang, ids] of Object.entries(result.imported)) io.stdout(`${lang}: ${ids.length} exercise(s) imported, controls green`);
+    for (const [id, why] of Object.entries(result.left_out)) io.stdout(`left out ${id}: ${why}`);
+    io.stdout(`pack ${result.out} frozen (pack ${result.pack_hash.slice(0, 12)})`);
+  }
+  return 0;
+}
+
+const IMPORT_FLAGS = {
+  out: { type: "string" },
+  languages: { type: "string" },
+  "env-from": { type: "string" },
+  repeats: { type: "string" },
+  jobs: { type: "string" },
+  isolation: { type: "string" },
+  json: { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import test, { type TestContext } from "node:test";
+import { REPO_ROOT, requireTool, runCli, tempDir } from "../testing/helpers.js";
+import { unskipJest } from "./exercism.js";
+
+const FIXTURE = join(REPO_ROOT, "test", "fixtures", "polyglot");
+const JEST = join(REPO_ROOT, "examples", "environments", "jest");
+
+function jestInstalled(t: TestContext): boolean {
+  if (existsSync(join(JEST, "node_modules", "jest"))) return true;
+  if (process.env.CI === "true") throw new Error("jest is not installed for the importer, and CI must not skip: run `npm ci --prefix examples/environments/jest` in .ci/run");
+  t.skip("npm ci --prefix examples/environments/jest --ignore-scripts");
+  return false;
+}
+
+test("jest's skipped tests are made live by the parser: xtest calls only, never strings or comments", () => {
+  const src = "import { f } from './f';\n// xtest( stays in a comment\nxtest('a', () => expect(f('xtest(')).toBe(1));\nxdescribe('b', () => { xit('c', () => {}); });\n";
+  assert.equal(unskipJest(src, "f.spec.js"), "import { f } from './f';\n// xtest( stays in a comment\ntest('a', () => expect(f('xtest(')).toBe(1));\ndescribe('b', () => { it('c', () => {}); });\n");
+});
+
+test("import exercism: vendored polyglot exercises become a frozen pack, green under bwrap; public origin said; a broken exercise and other languages are listed, not dropped silently", async (t) => {
+  if (!requireTool(t, "bwrap") || !jestInstalled(t)) return;
+  const dir = await tempDir(t);
+  const source = join(dir, "polyglot");
+  await cp(FIXTURE, source, { recursive: true });
+  // A broken copy: its "gold" is the stub, so the gold control cannot pass.
+  const broken = join(source, "python", "exercises", "practice", "broken-gold");
+  await cp(join(source, "python", "exercises", "practice", "pig-latin"), broken, { recursive: true });
+  await cp(join(broken, "pig_latin.py"), join(broken, ".meta", "example.py"));
+  const pack = join(dir, "pack");
+  const r = await runCli(["import", "exercism", source, "--out", pack, "--languages", "python,javascript,java", "--env-from", JEST, "--json", "--quiet", "--jobs", "2"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
+  assert.deepEqual(result.imported, { python: ["py-list-ops", "py-pig-latin"], javascript: ["js-pig-latin", "js-space-age"] });
+  assert.match(result.left_out["py-broken-gold"] ?? "", /^controls not green: gold control red: expected pass, observed fail/);
+  assert.match(result.left_out["java/*"] ?? "", /does not build offline/);
+  assert.ok(!existsSync(join(pack, "tasks", "py-broken-gold")));
+
+  const task = await readFile(join(pack, "tasks", "js-pig-latin", "task.yaml"), "utf8");
+  assert.match(task, /origin: public_web/);
+  assert.match(task, /leakage_risk: high/);
+  assert.match(task, /stratum: javascript-(small|large)/);
+  assert.doesNotMatch(await readFile(join(pack, "tasks", "js-pig-latin", "hidden", "pig-latin.spec.js"), "utf8"), /\bxtest\(/);
+  assert.match(await readFile(join(pack, "tasks", "py-list-ops", "prompt.md"), "utf8"), /Implement your solution in list_ops\.py/);
+  assert.match(await readFile(join(pack, "denylist.txt"), "utf8"), /^Pig Latin$/m);
+  const card = await readFile(join(pack, "benchcard.yaml"), "utf8");
+  assert.match(card, /posture: unchecked/);
+  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { imported_from: { importer: string; left_out: Record<string, string> }; files: Record<string, unknown> };
+  assert.equal(lock.imported_from.importer, "exercism");
+  assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["java/*", "py-broken-gold"]);
+  assert.ok("environment/js/node_modules/jest/package.json" in lock.files, "jest is hashed with the pack");
+
+  const runs = join(dir, "runs");
+  for (const [agent, id, outcome] of [["oracle", "o", "pass"], ["nop", "n", "fail"]] as const) {
+    const run = await runCli(["run", pack, "--agent", agent, "--out", runs, "--run-id", id, "--quiet", "--jobs", "2"]);
+    assert.equal(run.code, 0, run.stderr);
+    const rows = (await readFile(join(runs, id, "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { task_id: string; outcome: string; reason: string });
+    assert.equal(rows.length, 4);
+    for (const row of rows) assert.equal(row.outcome, outcome, `${agent} ${row.task_id}: ${row.reason}`);
+  }
+  await writeFile(join(dir, "done"), "");
+});

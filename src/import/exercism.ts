@@ -1,0 +1,242 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseJs, type Node } from "acorn";
+import { stringify as stringifyYaml } from "yaml";
+import { BenchcardError } from "../core/common/errors.js";
+import { freezePack } from "../pack/freeze.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+
+/** The languages this importer knows, and why the others are refused. */
+export const EXERCISM_LANGUAGES = ["python", "javascript"] as const;
+export const REFUSED_LANGUAGES: Readonly<Record<string, string>> = {
+  go: "not imported yet: `go test` needs a Go toolchain in the sandbox and a module cache prepared offline",
+  rust: "not imported yet: `cargo test --offline` needs a system-wide cargo and vendored crates",
+  cpp: "not imported yet: the CMake/Catch build needs a configure step per exercise",
+  java: "refused: the Gradle build of the Java track downloads its dependencies, so it does not build offline",
+};
+
+/** The jest environment benchcard ships (package.json, lock, config); installed into each pack that has JavaScript. */
+export const JEST_ENVIRONMENT = fileURLToPath(new URL("../../examples/environments/jest", import.meta.url));
+
+export interface ExercismOptions {
+  source: string;
+  out: string;
+  languages: readonly string[];
+  /** An installed copy of examples/environments/jest (with node_modules) to use instead of `npm ci`. */
+  envFrom?: string;
+  driver: SandboxDriver;
+  jobs: number;
+  repeats?: number;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  onTask?: (done: number, total: number) => void;
+}
+
+export interface ImportResult {
+  out: string;
+  pack_hash: string;
+  imported: Record<string, string[]>;
+  /** Exercise -> why it is not in the pack (refused before validation, or controls not green). */
+  left_out: Record<string, string>;
+}
+
+interface ExerciseConfig {
+  files: { solution: string[]; test: string[]; example: string[] };
+}
+
+type AnyNode = Node & Record<string, unknown>;
+
+/** Jest's skipped tests (xtest, xit, xdescribe) made live, found by acorn, never by pattern. */
+export function unskipJest(text: string, path: string): string {
+  let tree: AnyNode;
+  try {
+    tree = parseJs(text, { ecmaVersion: "latest", sourceType: "module" }) as unknown as AnyNode;
+  } catch (error) {
+    throw new Error(`${path}: ${(error as Error).message}`);
+  }
+  const edits: { start: number; end: number; text: string }[] = [];
+  const live: Record<string, string> = { xtest: "test", xit: "it", xdescribe: "describe" };
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const n = node as AnyNode;
+    if (n.type === "CallExpression") {
+      const callee = n.callee as AnyNode;
+      if (callee.type === "Identifier" && live[callee.name as string] !== undefined) edits.push({ start: callee.start, end: callee.end, text: live[callee.name as string]! });
+    }
+    for (const [k, v] of Object.entries(n)) if (k !== "type") walk(v);
+  };
+  walk(tree);
+  let out = text;
+  for (const e of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+const title = (slug: string) => slug.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
+
+async function readText(path: string): Promise<string | null> {
+  return readFile(path, "utf8").catch(() => null);
+}
+
+/**
+ * `benchcard import exercism`: the practice exercises of an Exercism-layout checkout (the Aider
+ * polyglot benchmark's `<language>/exercises/practice/<slug>`) as a pack: instructions as the
+ * prompt, the stub as repo/, the example or proof solution as gold, the test files as hidden
+ * tests, pytest for Python and jest (from the pack's environment) for JavaScript. Public
+ * origin and high leakage risk are said, never hidden. Every task is validated; one whose
+ * controls are not green is left out and listed with the reason. The pack is frozen.
+ */
+export async function importExercism(options: ExercismOptions): Promise<ImportResult> {
+  const source = resolve(options.cwd, options.source);
+  const out = resolve(options.cwd, options.out);
+  if (existsSync(out)) throw new BenchcardError("bad_input", `Cannot import into "${out}": it already exists; give a new --out`);
+  const leftOut: Record<string, string> = {};
+  for (const lang of options.languages) {
+    if (REFUSED_LANGUAGES[lang] !== undefined) leftOut[`${lang}/*`] = REFUSED_LANGUAGES[lang]!;
+    else if (!(EXERCISM_LANGUAGES as readonly string[]).includes(lang)) throw new BenchcardError("bad_input", `Cannot import language "${lang}": expected ${[...EXERCISM_LANGUAGES, ...Object.keys(REFUSED_LANGUAGES)].join(", ")}`);
+  }
+  const languages = options.languages.filter((l): l is (typeof EXERCISM_LANGUAGES)[number] => (EXERCISM_LANGUAGES as readonly string[]).includes(l));
+  const found: { lang: (typeof EXERCISM_LANGUAGES)[number]; slug: string; dir: string }[] = [];
+  for (const lang of languages) {
+    const practice = join(source, lang, "exercises", "practice");
+    if (!existsSync(practice)) throw new BenchcardError("bad_input", `Cannot import ${lang}: ${practice} does not exist (expected <source>/<language>/exercises/practice/<exercise>)`);
+    for (const slug of (await readdir(practice)).sort()) found.push({ lang, slug, dir: join(practice, slug) });
+  }
+  if (found.length === 0) throw new BenchcardError("bad_input", `Cannot import: no exercises under ${source} for ${options.languages.join(", ")}`);
+  await mkdir(join(out, "tasks"), { recursive: true });
+  const golds: { id: string; lang: string; lines: number }[] = [];
+  const licenses = new Set<string>();
+  for (const { lang, slug, dir } of found) {
+    const id = `${lang === "python" ? "py" : "js"}-${slug}`;
+    const why = await importOne(lang, slug, dir, join(out, "tasks", id));
+    if (typeof why === "string") {
+      leftOut[id] = why;
+      await rm(join(out, "tasks", id), { recursive: true, force: true });
+      continue;
+    }
+    golds.push({ id, lang, lines: why.goldLines });
+    const license = await readText(join(dir, "LICENSE"));
+    if (license !== null) licenses.add(license.split("\n")[0]!.trim());
+  }
+  // Strata: language by gold size, split at the language's median gold length.
+  const strata: { id: string; description: string }[] = [];
+  for (const lang of languages) {
+    const mine = golds.filter((g) => g.lang === lang).sort((a, b) => a.lines - b.lines);
+    if (mine.length === 0) continue;
+    const median = mine[Math.floor((mine.length - 1) / 2)]!.lines;
+    for (const size of ["small", "large"] as const) {
+      const members = mine.filter((g) => (size === "small" ? g.lines <= median : g.lines > median));
+      if (members.length === 0) continue;
+      strata.push({ id: `${lang}-${size}`, description: `${lang} exercises whose gold solution is ${size === "small" ? "at most" : "over"} ${median} lines` });
+      for (const g of members) {
+        const taskFile = join(out, "tasks", g.id, "task.yaml");
+        await writeFile(taskFile, (await readFile(taskFile, "utf8")).replace("stratum: PENDING", `stratum: ${lang}-${size}`));
+      }
+    }
+  }
+  if (golds.length === 0) throw new BenchcardError("refused", `Cannot import: no exercise could be imported (${Object.entries(leftOut).map(([k, v]) => `${k}: ${v}`).join("; ")})`);
+  if (languages.includes("javascript") && golds.some((g) => g.lang === "javascript")) await installJest(join(out, "environment", "js"), options.envFrom);
+  const commit = spawnSync("git", ["-C", source, "rev-parse", "HEAD"], { encoding: "utf8" });
+  const sourceId = commit.status === 0 ? commit.stdout.trim() : "unknown";
+  // The exercises' titles: every prompt here names its own, so this pack cannot leak-check against
+  // them; a private pack puts this file in its denylist to keep these public exercises out.
+  await writeFile(join(out, "denylist.txt"), `${found.map((f) => title(f.slug)).filter((t, i, all) => all.indexOf(t) === i).join("\n")}\n`);
+  const card = {
+    name: `exercism-${languages.join("-")}`,
+    version: `imported-${sourceId === "unknown" ? "unknown" : sourceId.slice(0, 12)}`,
+    license: licenses.size === 0 ? "unknown" : `Exercism track licenses (${[...licenses].join("; ")}); see each exercise's LICENSE upstream`,
+    description: `Exercism practice exercises (${languages.join(", ")}) imported by benchcard from ${basename(source)}. Public tasks: scores on them may reflect memorization.`,
+    sampling: `Every practice exercise of ${languages.join(", ")} under ${basename(source)} at ${sourceId}; exercises whose controls were not green are left out and listed by benchcard import.`,
+    contamination: { posture: "unchecked", denylist: "unknown" },
+    strata,
+    contract: {
+      pass: "The exercise's own tests pass in the patched workspace.",
+      oracle: "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider",
+      oracle_timeout_s: 120,
+      runner: "pytest",
+      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**"],
+      max_patch_bytes: 200000,
+    },
+    envelope: { wall_s: 600, max_output_tokens: "unknown", max_steps: "unknown", max_retries: 0, network: "none" },
+    controls: { oracle_repeats: 3, replays: 1, max_replay_drift: 0, min_n_per_stratum: 1, max_infra_rate: 0.1, max_harness_rate: 0 },
+    policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: languages.includes("javascript") ? "exit_code" : "per_test" },
+  };
+  await writeFile(join(out, "benchcard.yaml"), `# Imported by benchcard import exercism; what it could not know is written unknown.\n${stringifyYaml(card)}`);
+  let done = 0;
+  const frozen = await freezePack(out, {
+    driver: options.driver,
+    jobs: options.jobs,
+    env: options.env,
+    ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
+    onTask: () => options.onTask?.(++done, golds.length),
+    dropRed: (id, reason) => {
+      leftOut[id] = `controls not green: ${reason}`;
+    },
+    importedFrom: { importer: "exercism", source: basename(source), source_commit: sourceId === "unknown" ? null : sourceId, left_out: leftOut },
+  });
+  const imported: Record<string, string[]> = {};
+  for (const id of Object.keys(frozen.lock.validation.tasks)) (imported[id.startsWith("py-") ? "python" : "javascript"] ??= []).push(id);
+  return { out, pack_hash: frozen.lock.pack_hash, imported, left_out: leftOut };
+}
+
+async function importOne(lang: "python" | "javascript", slug: string, dir: string, task: string): Promise<{ goldLines: number } | string> {
+  const configText = await readText(join(dir, ".meta", "config.json"));
+  if (configText === null) return "no .meta/config.json";
+  let config: ExerciseConfig;
+  try {
+    config = JSON.parse(configText) as ExerciseConfig;
+  } catch (error) {
+    return `.meta/config.json is not JSON (${(error as Error).message})`;
+  }
+  const { solution = [], test = [], example = [] } = config.files ?? {};
+  if (solution.length === 0 || test.length === 0 || example.length === 0) return "config.json names no solution, test or example file";
+  const instructions = [await readText(join(dir, ".docs", "introduction.md")), await readText(join(dir, ".docs", "instructions.md")), await readText(join(dir, ".docs", "instructions.append.md"))].filter((t): t is string => t !== null);
+  if (instructions.length === 0) return "no .docs/instructions*.md";
+  for (const file of [...solution, ...test, ...example]) if (!existsSync(join(dir, file))) return `${file} is missing`;
+  // A multi-file gold cannot be mapped onto the stubs one to one.
+  if (example.length !== 1 || solution.length !== 1) return `the gold is ${example.length} file(s) for ${solution.length} stub(s); one of each is supported`;
+  await mkdir(join(task, "repo"), { recursive: true });
+  for (const file of solution) {
+    await mkdir(dirname(join(task, "repo", file)), { recursive: true });
+    await cp(join(dir, file), join(task, "repo", file));
+  }
+  const gold = await readFile(join(dir, example[0]!), "utf8");
+  await mkdir(dirname(join(task, "solution", solution[0]!)), { recursive: true });
+  await writeFile(join(task, "solution", solution[0]!), gold);
+  for (const file of test) {
+    await mkdir(dirname(join(task, "hidden", file)), { recursive: true });
+    const text = await readFile(join(dir, file), "utf8");
+    try {
+      await writeFile(join(task, "hidden", file), lang === "javascript" ? unskipJest(text, file) : text);
+    } catch (error) {
+      return `cannot parse ${file}: ${(error as Error).message}`;
+    }
+  }
+  const prompt = `${instructions.join("\n\n").trim()}\n\nImplement your solution in ${solution.join(", ")}; keep the names the file already exports.\n`;
+  await writeFile(join(task, "prompt.md"), prompt);
+  const taskYaml: Record<string, unknown> = { id: `${lang === "python" ? "py" : "js"}-${slug}`, stratum: "PENDING", title: title(slug), origin: "public_web", leakage_risk: "high" };
+  if (lang === "javascript") {
+    Object.assign(taskYaml, {
+      oracle: 'node "$BENCHCARD_ENV/js/node_modules/jest/bin/jest.js" --config "$BENCHCARD_ENV/js/jest.config.cjs" --rootDir . --ci',
+      runner: "exit-code",
+    });
+  }
+  await writeFile(join(task, "task.yaml"), stringifyYaml(taskYaml));
+  return { goldLines: gold.split("\n").length };
+}
+
+/** The pack's jest: benchcard's pinned package.json and lock, installed offline from an installed copy, or by npm ci. */
+async function installJest(target: string, from: string | undefined): Promise<void> {
+  await mkdir(target, { recursive: true });
+  for (const file of ["package.json", "package-lock.json", "jest.config.cjs"]) await cp(join(JEST_ENVIRONMENT, file), join(target, file));
+  if (from !== undefined) {
+    if (!existsSync(join(from, "node_modules", "jest"))) throw new BenchcardError("bad_input", `Cannot use --env-from "${from}": it has no node_modules/jest (run npm ci --prefix ${from} --ignore-scripts)`);
+    await cp(join(from, "node_modules"), join(target, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    return;
+  }
+  const r = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: target, encoding: "utf8" });
+  if (r.status !== 0) throw new BenchcardError("refused", `Cannot install jest into ${target}: npm ci exited ${r.status}: ${(r.stderr ?? "").trim().split("\n").slice(-3).join(" ")}`);
+}
