@@ -59,6 +59,8 @@ export const FLAG_HELP: Readonly<Record<string, string>> = {
   role: "human (a baseline session)",
   steers: "how many times the human was steered after the clock started",
   notes: "free-text notes kept with the session",
+  repos: "a folder of local clones (owner__name, owner/name or name); nothing is fetched",
+  env: "a Python environment (virtualenv) copied into the pack's environment/ and used to run the tests",
   languages: "the languages to import, comma-separated (python, javascript)",
   "env-from": "an installed copy of examples/environments/jest to copy instead of running npm ci",
 };

@@ -85,7 +85,9 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   import: {
     run: importCommand,
-    summary: "import exercism <source> --out PACK [--languages python,javascript] [--env-from DIR]   an Exercism checkout as a validated, frozen pack",
+    summary:
+      "import exercism <source> --out PACK [--languages python,javascript] [--env-from DIR]\n" +
+      "      import swe-bench <instances.jsonl> --repos DIR --out PACK [--env VENV]   existing benchmarks as validated, frozen packs",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {

@@ -1,16 +1,18 @@
 import { availableParallelism } from "node:os";
 import type { ExitCode } from "../../core/common/errors.js";
 import { BenchcardError } from "../../core/common/errors.js";
-import { importExercism } from "../../import/exercism.js";
+import { importExercism, type ImportResult } from "../../import/exercism.js";
+import { importSweBench } from "../../import/swe-bench.js";
 import { selectDriver } from "../../sandbox/select.js";
 import { parseFlags, positiveInt } from "../args.js";
 import type { Io } from "../io.js";
 
 export async function importCommand(args: readonly string[], io: Io): Promise<ExitCode> {
   const [kind, ...rest] = args;
+  if (kind === "swe-bench") return importSweBenchCommand(rest, io);
   if (kind !== "exercism") {
     if (kind === "--help" || kind === "-h") parseFlags("import exercism", ["--help"], IMPORT_FLAGS);
-    throw new BenchcardError("bad_input", `Cannot import "${kind ?? ""}": expected \`benchcard import exercism <source> --out PACK\` (swe-bench and harbor are not importable yet)`);
+    throw new BenchcardError("bad_input", `Cannot import "${kind ?? ""}": expected \`benchcard import exercism|swe-bench ...\` (harbor is not importable yet)`);
   }
   const { values, positionals } = parseFlags("import exercism", rest, IMPORT_FLAGS);
   if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import exercism <source> --out PACK [--languages python,javascript]`");
@@ -26,12 +28,46 @@ export async function importCommand(args: readonly string[], io: Io): Promise<Ex
     ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
     ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
   });
-  if (values.json) io.stdout(JSON.stringify(result, null, 2));
+  printImport(result, io, values.json === true);
+  return 0;
+}
+
+function printImport(result: ImportResult, io: Io, json: boolean): void {
+  if (json) io.stdout(JSON.stringify(result, null, 2));
   else {
     for (const [lang, ids] of Object.entries(result.imported)) io.stdout(`${lang}: ${ids.length} exercise(s) imported, controls green`);
     for (const [id, why] of Object.entries(result.left_out)) io.stdout(`left out ${id}: ${why}`);
     io.stdout(`pack ${result.out} frozen (pack ${result.pack_hash.slice(0, 12)})`);
   }
+}
+
+async function importSweBenchCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("import swe-bench", args, {
+    repos: { type: "string" },
+    out: { type: "string" },
+    env: { type: "string" },
+    repeats: { type: "string" },
+    jobs: { type: "string" },
+    isolation: { type: "string" },
+    json: { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  if (positionals.length !== 1 || values.out === undefined || values.repos === undefined) {
+    throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import swe-bench <instances.jsonl> --repos DIR --out PACK [--env VENV]`");
+  }
+  const result = await importSweBench({
+    instances: positionals[0]!,
+    repos: values.repos,
+    out: values.out,
+    driver: selectDriver(values.isolation),
+    jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
+    env: io.env,
+    cwd: io.cwd,
+    ...(values.env === undefined ? {} : { envPath: values.env }),
+    ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
+    ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
+  });
+  printImport(result, io, values.json === true);
   return 0;
 }
 

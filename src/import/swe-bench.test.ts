@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import test from "node:test";
+import { requireTool, runCli, tempDir } from "../testing/helpers.js";
+
+function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+/** A small real Python project in git with a planted bug; returns the instance fields git can give. */
+async function project(root: string) {
+  const repo = join(root, "repos", "acme__calc");
+  await mkdir(join(repo, "calc"), { recursive: true });
+  await mkdir(join(repo, "tests"));
+  await writeFile(join(repo, "calc", "__init__.py"), "");
+  await writeFile(join(repo, "calc", "ops.py"), "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n");
+  await writeFile(join(repo, "tests", "__init__.py"), "");
+  await writeFile(join(repo, "tests", "test_ops.py"), "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n");
+  git(repo, "init", "-q");
+  git(repo, "add", ".");
+  git(repo, "commit", "-qm", "base");
+  const base = git(repo, "rev-parse", "HEAD");
+  const diff = async (edit: () => Promise<void>, ...paths: string[]) => {
+    await edit();
+    const d = git(repo, "diff", "--", ...paths);
+    git(repo, "checkout", "-q", "--", ".");
+    return `${d}\n`;
+  };
+  const testPatch = await diff(() => writeFile(join(repo, "tests", "test_ops.py"), "from calc.ops import add, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"), "tests");
+  const gold = await diff(() => writeFile(join(repo, "calc", "ops.py"), "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"), "calc");
+  const breaking = await diff(() => writeFile(join(repo, "calc", "ops.py"), "def add(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return a - b\n"), "calc");
+  return { base, testPatch, gold, breaking };
+}
+
+test("import swe-bench: instances from a local clone become tasks; FAIL_TO_PASS and PASS_TO_PASS are enforced (a gold that breaks PASS_TO_PASS is red and listed)", async (t) => {
+  if (!requireTool(t, "bwrap")) return;
+  const dir = await tempDir(t);
+  const { base, testPatch, gold, breaking } = await project(dir);
+  const instance = (id: string, patch: string) => ({
+    instance_id: id,
+    repo: "acme/calc",
+    base_commit: base,
+    patch,
+    test_patch: testPatch,
+    problem_statement: "calc.ops.sub(5, 3) returns 8; it must return 2.",
+    FAIL_TO_PASS: JSON.stringify(["tests/test_ops.py::test_sub"]),
+    PASS_TO_PASS: JSON.stringify(["tests/test_ops.py::test_add"]),
+    created_at: "2026-01-01",
+  });
+  const file = join(dir, "instances.jsonl");
+  await writeFile(file, [instance("acme__calc-1", gold), instance("acme__calc-2", breaking), { ...instance("acme__calc-3", gold), repo: "acme/elsewhere" }].map((x) => JSON.stringify(x)).join("\n") + "\n");
+  const pack = join(dir, "pack");
+  const r = await runCli(["import", "swe-bench", file, "--repos", join(dir, "repos"), "--out", pack, "--json", "--quiet", "--jobs", "2"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
+  assert.deepEqual(result.imported, { "swe-bench": ["acme__calc-1"] });
+  assert.match(result.left_out["acme__calc-2"] ?? "", /^controls not green: gold control red: expected pass, observed fail/);
+  assert.match(result.left_out["acme__calc-3"] ?? "", /no local clone of acme\/elsewhere/);
+
+  const task = join(pack, "tasks", "acme__calc-1");
+  assert.match(await readFile(join(task, "hidden", "tests", "test_ops.py"), "utf8"), /def test_sub/);
+  assert.doesNotMatch(await readFile(join(task, "repo", "tests", "test_ops.py"), "utf8"), /def test_sub/, "the agent starts from base_commit");
+  assert.match((await readFile(join(task, "task.yaml"), "utf8")).replace(/\n\s+/g, " "), /-k 'test_sub or test_add or benchcard_sentinel'/);
+  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { validation: { tasks: Record<string, { expected_tests: string[] }> } };
+  assert.deepEqual(lock.validation.tasks["acme__calc-1"]!.expected_tests.sort(), ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]);
+
+  const runs = join(dir, "runs");
+  for (const [agent, id, outcome] of [["oracle", "o", "pass"], ["nop", "n", "fail"]] as const) {
+    const run = await runCli(["run", pack, "--agent", agent, "--out", runs, "--run-id", id, "--quiet"]);
+    assert.equal(run.code, 0, run.stderr);
+    const row = JSON.parse((await readFile(join(runs, id, "ledger.jsonl"), "utf8")).trim()) as { outcome: string; reason: string };
+    assert.equal(row.outcome, outcome, row.reason);
+  }
+});

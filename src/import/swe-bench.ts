@@ -1,0 +1,186 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { stringify as stringifyYaml } from "yaml";
+import { BenchcardError } from "../core/common/errors.js";
+import { TASK_ID_PATTERN } from "../core/pack/card.js";
+import { freezePack } from "../pack/freeze.js";
+import type { SandboxDriver } from "../sandbox/driver.js";
+import { listTreeSync } from "../sandbox/tree.js";
+import { applyPatch } from "../sandbox/workspace.js";
+import type { ImportResult } from "./exercism.js";
+
+export interface SweBenchOptions {
+  instances: string;
+  repos: string;
+  out: string;
+  /** A Python environment (a virtualenv) copied into the pack's environment/ and used to run the tests. */
+  envPath?: string;
+  driver: SandboxDriver;
+  jobs: number;
+  repeats?: number;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  onTask?: (done: number, total: number) => void;
+}
+
+interface Instance {
+  instance_id: string;
+  repo: string;
+  base_commit: string;
+  patch: string;
+  test_patch: string;
+  problem_statement: string;
+  FAIL_TO_PASS: string[];
+  PASS_TO_PASS: string[];
+}
+
+/** SWE-bench stores the test lists as JSON text or as arrays. */
+function tests(value: unknown, field: string, line: number): string[] {
+  const list = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) throw new Error(`line ${line}: ${field} is not a list of test ids`);
+  return list;
+}
+
+function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
+  const r = spawnSync("git", ["-C", cwd, ...args], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  return { ok: r.status === 0, out: r.stdout ?? "", err: (r.stderr ?? "").trim() };
+}
+
+/** The test's name for pytest -k: the last part of a node id, without parameters. */
+const testName = (id: string) => (id.split("::").pop() ?? id).replace(/\[.*$/, "");
+
+/**
+ * `benchcard import swe-bench`: one task per instance, from a local clone (never the network):
+ * the repository at base_commit as repo/, the files test_patch changes (as they are after it)
+ * as hidden tests, the patch as gold, the problem statement as the prompt, and an oracle that
+ * runs the FAIL_TO_PASS and PASS_TO_PASS tests (gold must pass them all; the empty patch must
+ * fail). Instances whose controls are not green are listed with the reason, never dropped silently.
+ */
+export async function importSweBench(options: SweBenchOptions): Promise<ImportResult> {
+  const out = resolve(options.cwd, options.out);
+  const repos = resolve(options.cwd, options.repos);
+  if (existsSync(out)) throw new BenchcardError("bad_input", `Cannot import into "${out}": it already exists; give a new --out`);
+  const file = resolve(options.cwd, options.instances);
+  const text = await readFile(file, "utf8").catch(() => {
+    throw new BenchcardError("bad_input", `Cannot read instances "${file}"`);
+  });
+  const instances: Instance[] = [];
+  const problems: { code: string; file: string; line: number; path: string; message: string }[] = [];
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    try {
+      const v = JSON.parse(raw) as Record<string, unknown>;
+      for (const field of ["instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement"]) {
+        if (typeof v[field] !== "string" || v[field] === "") throw new Error(`${field} is missing or not text`);
+      }
+      instances.push({ ...(v as unknown as Instance), FAIL_TO_PASS: tests(v.FAIL_TO_PASS, "FAIL_TO_PASS", i + 1), PASS_TO_PASS: tests(v.PASS_TO_PASS ?? [], "PASS_TO_PASS", i + 1) });
+    } catch (error) {
+      problems.push({ code: "bad_instance", file, line: i + 1, path: "", message: (error as Error).message });
+    }
+  });
+  if (problems.length > 0) throw new BenchcardError("bad_input", `Cannot import "${file}": ${problems.length} problem(s)`, problems);
+  await mkdir(join(out, "tasks"), { recursive: true });
+  const leftOut: Record<string, string> = {};
+  const strata = new Set<string>();
+  for (const inst of instances) {
+    const id = inst.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "");
+    if (!TASK_ID_PATTERN.test(id)) {
+      leftOut[inst.instance_id] = "its id cannot be made a task id";
+      continue;
+    }
+    const why = await importInstance(inst, id, repos, join(out, "tasks", id));
+    if (why !== null) {
+      leftOut[inst.instance_id] = why;
+      await rm(join(out, "tasks", id), { recursive: true, force: true });
+    } else strata.add(inst.repo.replace(/[^A-Za-z0-9._-]+/g, "-").toLowerCase());
+  }
+  if (strata.size === 0) throw new BenchcardError("refused", `Cannot import: no instance could be imported (${Object.entries(leftOut).map(([k, v]) => `${k}: ${v}`).join("; ")})`);
+  if (options.envPath !== undefined) await cp(resolve(options.cwd, options.envPath), join(out, "environment"), { recursive: true, verbatimSymlinks: true });
+  const python = options.envPath === undefined ? "python3" : '"$BENCHCARD_ENV/bin/python"';
+  for (const inst of instances) {
+    const id = inst.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "");
+    const taskYaml = join(out, "tasks", id, "task.yaml");
+    if (!existsSync(taskYaml)) continue;
+    const files = [...new Set([...inst.FAIL_TO_PASS, ...inst.PASS_TO_PASS].map((t) => t.split("::")[0]!))];
+    // Just these tests (and benchcard's sentinel), by file and name.
+    const names = [...new Set([...inst.FAIL_TO_PASS, ...inst.PASS_TO_PASS].map(testName)), "benchcard_sentinel"];
+    const oracle = `PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 ${python} -m pytest -q -p no:cacheprovider ${files.map((f) => `'${f.replaceAll("'", "'\\''")}'`).join(" ")} -k '${names.join(" or ")}'`;
+    await writeFile(taskYaml, (await readFile(taskYaml, "utf8")) + stringifyYaml({ oracle, runner: "pytest" }));
+  }
+  const card = {
+    name: "swe-bench-import",
+    version: "imported",
+    license: "unknown",
+    description: `SWE-bench-style instances imported by benchcard from ${file}: real repositories at a base commit, graded by their FAIL_TO_PASS and PASS_TO_PASS tests.`,
+    sampling: `Every instance in ${file}; instances whose controls were not green are left out and listed by benchcard import.`,
+    contamination: { posture: "unchecked", denylist: "unknown" },
+    strata: [...strata].sort().map((s) => ({ id: s, description: `instances from ${s}` })),
+    contract: {
+      pass: "The instance's FAIL_TO_PASS and PASS_TO_PASS tests pass in the patched workspace.",
+      oracle: "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider",
+      oracle_timeout_s: 600,
+      runner: "pytest",
+      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml"],
+      max_patch_bytes: "unknown",
+    },
+    envelope: { wall_s: 1800, max_output_tokens: "unknown", max_steps: "unknown", max_retries: 0, network: "none" },
+    controls: { oracle_repeats: 3, replays: 1, max_replay_drift: 0, min_n_per_stratum: 1, max_infra_rate: 0.1, max_harness_rate: 0 },
+    policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: "per_test" },
+  };
+  await writeFile(join(out, "benchcard.yaml"), `# Imported by benchcard import swe-bench; what it could not know is written unknown.\n${stringifyYaml(card)}`);
+  let done = 0;
+  const total = Object.keys(instances).length - Object.keys(leftOut).length;
+  const frozen = await freezePack(out, {
+    driver: options.driver,
+    jobs: options.jobs,
+    env: options.env,
+    ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
+    onTask: () => options.onTask?.(++done, total),
+    dropRed: (id, reason) => {
+      leftOut[instances.find((i) => i.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "") === id)?.instance_id ?? id] = `controls not green: ${reason}`;
+    },
+    importedFrom: { importer: "swe-bench", source: file, source_commit: null, left_out: leftOut },
+  });
+  return { out, pack_hash: frozen.lock.pack_hash, imported: { "swe-bench": Object.keys(frozen.lock.validation.tasks) }, left_out: leftOut };
+}
+
+async function importInstance(inst: Instance, id: string, repos: string, task: string): Promise<string | null> {
+  const [owner, name] = inst.repo.split("/");
+  const clone = [join(repos, `${owner}__${name}`), join(repos, inst.repo), join(repos, name ?? inst.repo)].find((p) => existsSync(join(p, ".git")) || existsSync(join(p, "HEAD")));
+  if (clone === undefined) return `no local clone of ${inst.repo} under the --repos folder (looked for ${owner}__${name}, ${inst.repo}, ${name})`;
+  if (!git(clone, ["cat-file", "-e", `${inst.base_commit}^{commit}`]).ok) return `base_commit ${inst.base_commit} is not in the local clone ${clone}`;
+  const repo = join(task, "repo");
+  await mkdir(repo, { recursive: true });
+  const archive = spawnSync("sh", ["-c", 'git -C "$1" archive "$2" | tar -x -C "$3"', "sh", clone, inst.base_commit, repo]);
+  if (archive.status !== 0) return `git archive of ${inst.base_commit} failed: ${archive.stderr.toString().trim()}`;
+  // The tests as test_patch leaves them: applied to a scratch copy of the base.
+  const scratch = await mkdtemp(join(tmpdir(), "benchcard-swe-"));
+  try {
+    await cp(repo, scratch, { recursive: true, verbatimSymlinks: true });
+    await writeFile(join(task, "test.patch"), inst.test_patch);
+    try {
+      await applyPatch(join(task, "test.patch"), scratch);
+    } catch (error) {
+      return `test_patch does not apply at base_commit: ${(error as Error).message}`;
+    }
+    const before = new Set(listTreeSync(repo));
+    for (const rel of listTreeSync(scratch)) {
+      const now = await readFile(join(scratch, rel));
+      if (before.has(rel) && now.equals(await readFile(join(repo, rel)))) continue;
+      await mkdir(dirname(join(task, "hidden", rel)), { recursive: true });
+      await writeFile(join(task, "hidden", rel), now);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+    await rm(join(task, "test.patch"), { force: true });
+  }
+  if (!existsSync(join(task, "hidden"))) return "test_patch changes no file";
+  await writeFile(join(task, "solution.patch"), inst.patch.endsWith("\n") ? inst.patch : `${inst.patch}\n`);
+  await writeFile(join(task, "prompt.md"), `${inst.problem_statement.trim()}\n`);
+  const stratum = inst.repo.replace(/[^A-Za-z0-9._-]+/g, "-").toLowerCase();
+  await writeFile(join(task, "task.yaml"), stringifyYaml({ id, stratum, title: inst.instance_id, origin: "public_web", leakage_risk: "high" }));
+  return null;
+}
