@@ -21,18 +21,22 @@ export const REFUSED_LANGUAGES: Readonly<Record<string, string>> = {
 /** The jest environment benchcard ships (package.json, lock, config); installed into each pack that has JavaScript. */
 export const JEST_ENVIRONMENT = fileURLToPath(new URL("../../examples/environments/jest", import.meta.url));
 
-export interface ExercismOptions {
-  source: string;
-  out: string;
-  languages: readonly string[];
-  /** An installed copy of examples/environments/jest (with node_modules) to use instead of `npm ci`. */
-  envFrom?: string;
+/** What every importer needs to validate and freeze what it wrote. */
+export interface ImportRunOptions {
   driver: SandboxDriver;
   jobs: number;
   repeats?: number;
   env: NodeJS.ProcessEnv;
   cwd: string;
   onTask?: (done: number, total: number) => void;
+}
+
+export interface ExercismOptions extends ImportRunOptions {
+  source: string;
+  out: string;
+  languages: readonly string[];
+  /** An installed copy of examples/environments/jest (with node_modules) to use instead of `npm ci`. */
+  envFrom?: string;
 }
 
 export interface ImportResult {

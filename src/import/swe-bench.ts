@@ -7,24 +7,20 @@ import { stringify as stringifyYaml } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
 import { TASK_ID_PATTERN } from "../core/pack/card.js";
 import { freezePack } from "../pack/freeze.js";
-import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTreeSync } from "../sandbox/tree.js";
 import { applyPatch } from "../sandbox/workspace.js";
-import type { ImportResult } from "./exercism.js";
+import type { ImportResult, ImportRunOptions } from "./exercism.js";
 
-export interface SweBenchOptions {
+export interface SweBenchOptions extends ImportRunOptions {
   instances: string;
   repos: string;
   out: string;
   /** A Python environment (a virtualenv) copied into the pack's environment/ and used to run the tests. */
   envPath?: string;
-  driver: SandboxDriver;
-  jobs: number;
-  repeats?: number;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  onTask?: (done: number, total: number) => void;
 }
+
+/** A task id from an instance id (lower case; runs of other characters become "-"). */
+const taskIdOf = (instanceId: string) => instanceId.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "");
 
 interface Instance {
   instance_id: string;
@@ -86,7 +82,7 @@ export async function importSweBench(options: SweBenchOptions): Promise<ImportRe
   const leftOut: Record<string, string> = {};
   const strata = new Set<string>();
   for (const inst of instances) {
-    const id = inst.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "");
+    const id = taskIdOf(inst.instance_id);
     if (!TASK_ID_PATTERN.test(id)) {
       leftOut[inst.instance_id] = "its id cannot be made a task id";
       continue;
@@ -101,7 +97,7 @@ export async function importSweBench(options: SweBenchOptions): Promise<ImportRe
   if (options.envPath !== undefined) await cp(resolve(options.cwd, options.envPath), join(out, "environment"), { recursive: true, verbatimSymlinks: true });
   const python = options.envPath === undefined ? "python3" : '"$BENCHCARD_ENV/bin/python"';
   for (const inst of instances) {
-    const id = inst.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "");
+    const id = taskIdOf(inst.instance_id);
     const taskYaml = join(out, "tasks", id, "task.yaml");
     if (!existsSync(taskYaml)) continue;
     const files = [...new Set([...inst.FAIL_TO_PASS, ...inst.PASS_TO_PASS].map((t) => t.split("::")[0]!))];
@@ -140,7 +136,7 @@ export async function importSweBench(options: SweBenchOptions): Promise<ImportRe
     ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
     onTask: () => options.onTask?.(++done, total),
     dropRed: (id, reason) => {
-      leftOut[instances.find((i) => i.instance_id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "") === id)?.instance_id ?? id] = `controls not green: ${reason}`;
+      leftOut[instances.find((i) => taskIdOf(i.instance_id) === id)?.instance_id ?? id] = `controls not green: ${reason}`;
     },
     importedFrom: { importer: "swe-bench", source: file, source_commit: null, left_out: leftOut },
   });

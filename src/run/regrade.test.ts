@@ -57,6 +57,8 @@ if [ -f lib/sum.mjs ]; then sed -i 's/let i = 1/let i = 0/' lib/sum.mjs; fi
   const r = await runCli(["regrade", join(out, "v1run"), "--pack", v2, "--out", join(out, "regraded")]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /2 changed outcome \(js-fix-sum#0 pass -> void, py-fix-clamp#0 pass -> fail\)/);
+  // Never silent: a progress line per attempt on stderr.
+  assert.match(r.stderr, /^regrade 1\/\d+: \S+ \w+$/m);
   const rows = (await readFile(join(out, "regraded", "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Row);
   const by = Object.fromEntries(rows.map((x) => [x.task_id, x]));
   assert.equal(by["py-fix-clamp"]!.outcome, "fail");

@@ -24,7 +24,17 @@ import { LEDGER_FILE, openFrozenPack, readRunRecord, RUN_FILE, type RunRecord } 
  * rerunning the agent. Rows reference the attempt they regrade. Refused when the card's scoring
  * rules changed; a task whose repo/ changed cannot take the old diff, and its row is void.
  */
-export async function regradeRun(options: { runDir: string; pack: string; out: string; cwd: string; env: NodeJS.ProcessEnv; driver: SandboxDriver; now: () => Date }): Promise<{ outDir: string; rows: Row[]; record: RunRecord }> {
+export async function regradeRun(options: {
+  runDir: string;
+  pack: string;
+  out: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  driver: SandboxDriver;
+  now: () => Date;
+  /** Called after each attempt is regraded: done of total. */
+  onRow?: (done: number, total: number, row: Row) => void;
+}): Promise<{ outDir: string; rows: Row[]; record: RunRecord }> {
   const runDir = resolve(options.cwd, options.runDir);
   const record = await readRunRecord(runDir);
   const { rows: allRows } = await readLedger(join(runDir, LEDGER_FILE), { repair: false });
@@ -43,25 +53,30 @@ export async function regradeRun(options: { runDir: string; pack: string; out: s
   const newFiles = indexLock(fresh.lock);
   const tasks = new Map(fresh.pack.tasks.map((t) => [t.task.id, t]));
   const out: Row[] = [];
-  for (const row of finalRows(allRows)) {
+  const rows = finalRows(allRows);
+  const push = (row: Row) => {
+    out.push(row);
+    options.onRow?.(out.length, rows.length, row);
+  };
+  for (const row of rows) {
     const base: Row = { ...row, run_id: basename(outDir), pack_hash: fresh.lock.pack_hash, card_hash: fresh.lock.card_hash, regraded_from: { run_id: record.run_id, attempt_id: row.attempt_id, outcome: row.outcome } };
     const task = tasks.get(row.task_id);
     const before = oldFiles.get(row.task_id);
     const after = newFiles.get(row.task_id);
     if (task === undefined || after === undefined) {
-      out.push(boundRow({ ...base, outcome: "void", reason: `regrade: task "${row.task_id}" is not in the new pack` }));
+      push(boundRow({ ...base, outcome: "void", reason: `regrade: task "${row.task_id}" is not in the new pack` }));
       continue;
     }
     const tree = (f: typeof after | undefined) => canonicalJson({ repo: f?.repo ?? {}, visible: f?.visible ?? {} });
     if (tree(before) !== tree(after)) {
-      out.push(boundRow({ ...base, outcome: "void", reason: "regrade: the new pack changed this task's repo/ (or visible/), so the saved diff may no longer apply" }));
+      push(boundRow({ ...base, outcome: "void", reason: "regrade: the new pack changed this task's repo/ (or visible/), so the saved diff may no longer apply" }));
       continue;
     }
     if (row.outcome !== "pass" && row.outcome !== "fail") {
-      out.push(boundRow({ ...base, reason: `regrade: kept as ${row.outcome} (it does not depend on the hidden tests): ${row.reason}` }));
+      push(boundRow({ ...base, reason: `regrade: kept as ${row.outcome} (it does not depend on the hidden tests): ${row.reason}` }));
       continue;
     }
-    out.push(boundRow(await regradeOne(row, base, { task, files: after, runDir, outDir, card: fresh.pack.card, lock: fresh.lock, driver: options.driver, env: options.env })));
+    push(boundRow(await regradeOne(row, base, { task, files: after, runDir, outDir, card: fresh.pack.card, lock: fresh.lock, driver: options.driver, env: options.env })));
   }
   await writeFileAtomic(join(outDir, LEDGER_FILE), out.map((r) => `${JSON.stringify(r)}\n`).join(""));
   const regraded: RunRecord = {

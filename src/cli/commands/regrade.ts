@@ -6,11 +6,13 @@ import { parseFlags } from "../args.js";
 import type { Io } from "../io.js";
 
 export async function regradeCommand(args: readonly string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parseFlags("regrade", args, { pack: { type: "string" }, out: { type: "string" }, isolation: { type: "string" } });
+  const { values, positionals } = parseFlags("regrade", args, { pack: { type: "string" }, out: { type: "string" }, isolation: { type: "string" }, quiet: { type: "boolean" } });
   if (positionals.length !== 1 || values.pack === undefined || values.out === undefined) {
     throw new BenchcardError("bad_input", "Cannot regrade: expected `benchcard regrade <run-dir> --pack NEW-PACK --out DIR`");
   }
-  const r = await regradeRun({ runDir: positionals[0]!, pack: values.pack, out: values.out, cwd: io.cwd, env: io.env, driver: selectDriver(values.isolation, io.env), now: () => new Date() });
+  const r = await regradeRun({ runDir: positionals[0]!, pack: values.pack, out: values.out, cwd: io.cwd, env: io.env, driver: selectDriver(values.isolation, io.env), now: () => new Date(),
+    ...(values.quiet ? {} : { onRow: (done: number, total: number, row: { attempt_id: string; outcome: string }) => io.stderr(`regrade ${done}/${total}: ${row.attempt_id} ${row.outcome}`) }),
+  });
   const changed = r.rows.filter((row) => row.regraded_from !== undefined && row.regraded_from !== null && row.regraded_from.outcome !== row.outcome);
   io.stdout(`regraded ${r.rows.length} attempt(s) into ${r.outDir}: ${changed.length} changed outcome${changed.length === 0 ? "" : ` (${changed.map((x) => `${x.attempt_id} ${x.regraded_from!.outcome} -> ${x.outcome}`).join(", ")})`}`);
   io.stdout(`next: benchcard report ${r.outDir}`);
