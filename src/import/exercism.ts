@@ -8,14 +8,43 @@ import { stringify as stringifyYaml } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
 import { freezePack } from "../pack/freeze.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
+import { listTreeSync } from "../sandbox/tree.js";
 
 /** The languages this importer knows, and why the others are refused. */
-export const EXERCISM_LANGUAGES = ["python", "javascript"] as const;
+export const EXERCISM_LANGUAGES = ["python", "javascript", "go", "rust"] as const;
+type Language = (typeof EXERCISM_LANGUAGES)[number];
 export const REFUSED_LANGUAGES: Readonly<Record<string, string>> = {
-  go: "not imported yet: `go test` needs a Go toolchain in the sandbox and a module cache prepared offline",
-  rust: "not imported yet: `cargo test --offline` needs a system-wide cargo and vendored crates",
   cpp: "not imported yet: the CMake/Catch build needs a configure step per exercise",
   java: "refused: the Gradle build of the Java track downloads its dependencies, so it does not build offline",
+};
+
+/** Per language: the task id prefix, the oracle (none: the card's pytest), and the system tool it needs in the sandbox. */
+const LANGUAGE: Readonly<Record<Language, { prefix: string; oracle?: string; tool?: string }>> = {
+  python: { prefix: "py" },
+  javascript: { prefix: "js", oracle: 'node "$BENCHCARD_ENV/js/node_modules/jest/bin/jest.js" --config "$BENCHCARD_ENV/js/jest.config.cjs" --rootDir . --ci' },
+  // Offline: no module proxy, caches in the oracle's own home.
+  go: { prefix: "go", tool: "/usr/bin/go", oracle: 'GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local GOCACHE="$HOME/.cache/go-build" GOPATH="$HOME/go" go test ./...' },
+  // Exercism marks all but the first Rust test #[ignore]: every one runs here.
+  rust: { prefix: "rs", tool: "/usr/bin/cargo", oracle: 'CARGO_HOME="$HOME/.cargo" CARGO_TARGET_DIR="$HOME/target" cargo test --offline --quiet -- --include-ignored' },
+};
+
+/** Files of an exercise's root that are the agent's to read (build files), besides the stub. */
+const REPO_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
+  python: () => false,
+  javascript: () => false,
+  go: (rel) => rel === "go.mod" || (rel.endsWith(".go") && !rel.endsWith("_test.go") && !rel.includes("/")),
+  rust: (rel) => rel === "Cargo.toml" || rel === "Cargo.lock",
+};
+
+/** Build files, never stubs, even where a track lists them as solution files (Rust's Cargo.toml). */
+const BUILD_FILES = new Set(["go.mod", "go.sum", "Cargo.toml", "Cargo.lock"]);
+
+/** Test files beyond config.json's list (Go's generated cases_test.go). */
+const HIDDEN_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
+  python: () => false,
+  javascript: () => false,
+  go: (rel) => rel.endsWith("_test.go") && !rel.includes("/"),
+  rust: (rel) => rel.startsWith("tests/") && rel.endsWith(".rs"),
 };
 
 /** The jest environment benchcard ships (package.json, lock, config); installed into each pack that has JavaScript. */
@@ -99,11 +128,13 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
   if (existsSync(out)) throw new BenchcardError("bad_input", `Cannot import into "${out}": it already exists; give a new --out`);
   const leftOut: Record<string, string> = {};
   for (const lang of options.languages) {
+    const tool = (LANGUAGE as Record<string, { tool?: string }>)[lang]?.tool;
     if (REFUSED_LANGUAGES[lang] !== undefined) leftOut[`${lang}/*`] = REFUSED_LANGUAGES[lang]!;
+    else if (tool !== undefined && !existsSync(tool)) leftOut[`${lang}/*`] = `${tool} is not installed system-wide, so the sandbox cannot run it (Debian: apt-get install ${lang === "go" ? "golang-go" : "cargo"})`;
     else if (!(EXERCISM_LANGUAGES as readonly string[]).includes(lang)) throw new BenchcardError("bad_input", `Cannot import language "${lang}": expected ${[...EXERCISM_LANGUAGES, ...Object.keys(REFUSED_LANGUAGES)].join(", ")}`);
   }
-  const languages = options.languages.filter((l): l is (typeof EXERCISM_LANGUAGES)[number] => (EXERCISM_LANGUAGES as readonly string[]).includes(l));
-  const found: { lang: (typeof EXERCISM_LANGUAGES)[number]; slug: string; dir: string }[] = [];
+  const languages = options.languages.filter((l): l is Language => (EXERCISM_LANGUAGES as readonly string[]).includes(l) && leftOut[`${l}/*`] === undefined);
+  const found: { lang: Language; slug: string; dir: string }[] = [];
   for (const lang of languages) {
     const practice = join(source, lang, "exercises", "practice");
     if (!existsSync(practice)) throw new BenchcardError("bad_input", `Cannot import ${lang}: ${practice} does not exist (expected <source>/<language>/exercises/practice/<exercise>)`);
@@ -114,7 +145,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
   const golds: { id: string; lang: string; lines: number }[] = [];
   const licenses = new Set<string>();
   for (const { lang, slug, dir } of found) {
-    const id = `${lang === "python" ? "py" : "js"}-${slug}`;
+    const id = `${LANGUAGE[lang].prefix}-${slug}`;
     const why = await importOne(lang, slug, dir, join(out, "tasks", id));
     if (typeof why === "string") {
       leftOut[id] = why;
@@ -161,12 +192,12 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
       oracle: "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider",
       oracle_timeout_s: 120,
       runner: "pytest",
-      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**"],
+      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**", "**/go.mod", "**/go.sum", "**/Cargo.toml", "**/Cargo.lock", "**/build.rs", "**/.cargo/**"],
       max_patch_bytes: 200000,
     },
     envelope: { wall_s: 600, max_output_tokens: "unknown", max_steps: "unknown", max_retries: 0, network: "none" },
     controls: { oracle_repeats: 3, replays: 1, max_replay_drift: 0, min_n_per_stratum: 1, max_infra_rate: 0.1, max_harness_rate: 0 },
-    policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: languages.includes("javascript") ? "exit_code" : "per_test" },
+    policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: languages.some((l) => l !== "python") ? "exit_code" : "per_test" },
   };
   await writeFile(join(out, "benchcard.yaml"), `# Imported by benchcard import exercism; what it could not know is written unknown.\n${stringifyYaml(card)}`);
   let done = 0;
@@ -182,11 +213,14 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
     importedFrom: { importer: "exercism", source: basename(source), source_commit: sourceId === "unknown" ? null : sourceId, left_out: leftOut },
   });
   const imported: Record<string, string[]> = {};
-  for (const id of Object.keys(frozen.lock.validation.tasks)) (imported[id.startsWith("py-") ? "python" : "javascript"] ??= []).push(id);
+  for (const id of Object.keys(frozen.lock.validation.tasks)) {
+    const lang = EXERCISM_LANGUAGES.find((l) => id.startsWith(`${LANGUAGE[l].prefix}-`))!;
+    (imported[lang] ??= []).push(id);
+  }
   return { out, pack_hash: frozen.lock.pack_hash, imported, left_out: leftOut };
 }
 
-async function importOne(lang: "python" | "javascript", slug: string, dir: string, task: string): Promise<{ goldLines: number } | string> {
+async function importOne(lang: Language, slug: string, dir: string, task: string): Promise<{ goldLines: number } | string> {
   const configText = await readText(join(dir, ".meta", "config.json"));
   if (configText === null) return "no .meta/config.json";
   let config: ExerciseConfig;
@@ -195,7 +229,9 @@ async function importOne(lang: "python" | "javascript", slug: string, dir: strin
   } catch (error) {
     return `.meta/config.json is not JSON (${(error as Error).message})`;
   }
-  const { solution = [], test = [], example = [] } = config.files ?? {};
+  const { solution: listed = [], test = [], example = [] } = config.files ?? {};
+  // Build files some tracks list as solution files (Rust's Cargo.toml) are the repo's, not stubs.
+  const solution = listed.filter((f) => !BUILD_FILES.has(f));
   if (solution.length === 0 || test.length === 0 || example.length === 0) return "config.json names no solution, test or example file";
   const instructions = [await readText(join(dir, ".docs", "introduction.md")), await readText(join(dir, ".docs", "instructions.md")), await readText(join(dir, ".docs", "instructions.append.md"))].filter((t): t is string => t !== null);
   if (instructions.length === 0) return "no .docs/instructions*.md";
@@ -210,7 +246,13 @@ async function importOne(lang: "python" | "javascript", slug: string, dir: strin
   const gold = await readFile(join(dir, example[0]!), "utf8");
   await mkdir(dirname(join(task, "solution", solution[0]!)), { recursive: true });
   await writeFile(join(task, "solution", solution[0]!), gold);
-  for (const file of test) {
+  const extra = listTreeSync(dir).filter((rel) => !rel.startsWith(".") && !solution.includes(rel) && !test.includes(rel));
+  if (listed.some((f) => BUILD_FILES.has(f) && !extra.includes(f))) return "a build file named in config.json is missing";
+  for (const rel of extra.filter(REPO_EXTRA[lang])) {
+    await mkdir(dirname(join(task, "repo", rel)), { recursive: true });
+    await cp(join(dir, rel), join(task, "repo", rel));
+  }
+  for (const file of [...test, ...extra.filter(HIDDEN_EXTRA[lang])]) {
     await mkdir(dirname(join(task, "hidden", file)), { recursive: true });
     const text = await readFile(join(dir, file), "utf8");
     try {
@@ -221,13 +263,9 @@ async function importOne(lang: "python" | "javascript", slug: string, dir: strin
   }
   const prompt = `${instructions.join("\n\n").trim()}\n\nImplement your solution in ${solution.join(", ")}; keep the names the file already exports.\n`;
   await writeFile(join(task, "prompt.md"), prompt);
-  const taskYaml: Record<string, unknown> = { id: `${lang === "python" ? "py" : "js"}-${slug}`, stratum: "PENDING", title: title(slug), origin: "public_web", leakage_risk: "high" };
-  if (lang === "javascript") {
-    Object.assign(taskYaml, {
-      oracle: 'node "$BENCHCARD_ENV/js/node_modules/jest/bin/jest.js" --config "$BENCHCARD_ENV/js/jest.config.cjs" --rootDir . --ci',
-      runner: "exit-code",
-    });
-  }
+  const taskYaml: Record<string, unknown> = { id: `${LANGUAGE[lang].prefix}-${slug}`, stratum: "PENDING", title: title(slug), origin: "public_web", leakage_risk: "high" };
+  const oracle = LANGUAGE[lang].oracle;
+  if (oracle !== undefined) Object.assign(taskYaml, { oracle, runner: "exit-code" });
   await writeFile(join(task, "task.yaml"), stringifyYaml(taskYaml));
   return { goldLines: gold.split("\n").length };
 }
