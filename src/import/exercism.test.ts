@@ -86,4 +86,16 @@ test("import exercism: Go and Rust exercises build and test offline in the sandb
     const rows = (await readFile(join(runs, id, "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { task_id: string; outcome: string; reason: string });
     for (const row of rows) assert.equal(row.outcome, outcome, `${agent} ${row.task_id}: ${row.reason}`);
   }
+  // Exit-code grading is weak: a new Go test file whose TestMain exits 0 would pass without running
+  // a test. Test files are forbidden to the agent, so the attempt is invalid, never a pass.
+  const agentDir = join(dir, "agent");
+  await (await import("node:fs/promises")).mkdir(agentDir);
+  await writeFile(join(agentDir, "a.sh"), `#!/bin/sh\n[ -f go.mod ] && printf 'package bowling\\nimport (\\n\\t"os"\\n\\t"testing"\\n)\\nfunc TestMain(m *testing.M) { os.Exit(0) }\\n' > zz_test.go\nexit 0\n`, { mode: 0o755 });
+  await writeFile(join(agentDir, "a.yaml"), `id: exiter\ncommand: [ "sh", "${join(agentDir, "a.sh")}" ]\nmounts: [ "${agentDir}" ]\n`);
+  const run = await runCli(["run", pack, "--agent", join(agentDir, "a.yaml"), "--out", runs, "--run-id", "x", "--quiet"]);
+  assert.equal(run.code, 0, run.stderr);
+  const rows = (await readFile(join(runs, "x", "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { task_id: string; outcome: string; reason: string });
+  const exiter = rows.find((r) => r.task_id === "go-bowling");
+  assert.equal(exiter?.outcome, "invalid", JSON.stringify(rows));
+  assert.match(exiter!.reason, /zz_test\.go/);
 });

@@ -192,7 +192,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
       oracle: "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider",
       oracle_timeout_s: 120,
       runner: "pytest",
-      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**", "**/go.mod", "**/go.sum", "**/Cargo.toml", "**/Cargo.lock", "**/build.rs", "**/.cargo/**"],
+      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**", "**/go.mod", "**/go.sum", "**/*_test.go", "**/Cargo.toml", "**/Cargo.lock", "**/build.rs", "**/.cargo/**"],
       max_patch_bytes: 200000,
     },
     envelope: { wall_s: 600, max_output_tokens: "unknown", max_steps: "unknown", max_retries: 0, network: "none" },
