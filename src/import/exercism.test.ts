@@ -31,12 +31,12 @@ test("import exercism: vendored polyglot exercises become a frozen pack, green u
   await cp(join(source, "python", "exercises", "practice", "pig-latin"), broken, { recursive: true });
   await cp(join(broken, "pig_latin.py"), join(broken, ".meta", "example.py"));
   const pack = join(dir, "pack");
-  const r = await runCli(["import", "exercism", source, "--out", pack, "--languages", "python,javascript,cpp", "--env-from", JEST, "--json", "--quiet", "--jobs", "2"]);
+  const r = await runCli(["import", "exercism", source, "--out", pack, "--languages", "python,javascript,java", "--env-from", JEST, "--json", "--quiet", "--jobs", "2"]);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
   assert.deepEqual(result.imported, { python: ["py-list-ops", "py-pig-latin"], javascript: ["js-pig-latin", "js-space-age"] });
   assert.match(result.left_out["py-broken-gold"] ?? "", /^controls not green: gold control red: expected pass, observed fail/);
-  assert.match(result.left_out["cpp/*"] ?? "", /configure step/);
+  assert.match(result.left_out["java/*"] ?? "", /does not build offline/);
   assert.ok(!existsSync(join(pack, "tasks", "py-broken-gold")));
 
   const task = await readFile(join(pack, "tasks", "js-pig-latin", "task.yaml"), "utf8");
@@ -50,7 +50,7 @@ test("import exercism: vendored polyglot exercises become a frozen pack, green u
   assert.match(card, /posture: unchecked/);
   const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { imported_from: { importer: string; left_out: Record<string, string> }; files: Record<string, unknown> };
   assert.equal(lock.imported_from.importer, "exercism");
-  assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["cpp/*", "py-broken-gold"]);
+  assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["java/*", "py-broken-gold"]);
   assert.ok("environment/js/node_modules/jest/package.json" in lock.files, "jest is hashed with the pack");
 
   const runs = join(dir, "runs");
@@ -64,20 +64,22 @@ test("import exercism: vendored polyglot exercises become a frozen pack, green u
   await writeFile(join(dir, "done"), "");
 });
 
-test("import exercism: Go and Rust exercises build and test offline in the sandbox with the system toolchains", async (t) => {
-  if (!requireTool(t, "bwrap") || !requireTool(t, "go", ["version"]) || !requireTool(t, "/usr/bin/cargo")) return;
+test("import exercism: Go, Rust and C++ exercises build and test offline in the sandbox with the system toolchains", async (t) => {
+  if (!requireTool(t, "bwrap") || !requireTool(t, "go", ["version"]) || !requireTool(t, "/usr/bin/cargo") || !requireTool(t, "/usr/bin/cmake")) return;
   const dir = await tempDir(t);
   const source = join(dir, "polyglot");
-  for (const lang of ["go", "rust"]) await cp(join(FIXTURE, lang), join(source, lang), { recursive: true });
+  for (const lang of ["go", "rust", "cpp"]) await cp(join(FIXTURE, lang), join(source, lang), { recursive: true });
   const pack = join(dir, "pack");
-  const r = await runCli(["import", "exercism", source, "--out", pack, "--languages", "go,rust", "--json", "--quiet", "--jobs", "2"]);
+  const r = await runCli(["import", "exercism", source, "--out", pack, "--languages", "go,rust,cpp", "--json", "--quiet", "--jobs", "2"]);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
-  assert.deepEqual(result.imported, { go: ["go-bowling"], rust: ["rs-bowling"] });
+  assert.deepEqual(result.imported, { go: ["go-bowling"], rust: ["rs-bowling"], cpp: ["cpp-all-your-base"] });
   assert.deepEqual(result.left_out, {});
   // The generated Go cases and the Rust tests are hidden; the build files are the agent's to read, not to change.
   assert.ok(existsSync(join(pack, "tasks", "go-bowling", "hidden", "cases_test.go")));
   assert.ok(existsSync(join(pack, "tasks", "rs-bowling", "repo", "Cargo.toml")));
+  assert.ok(existsSync(join(pack, "tasks", "cpp-all-your-base", "hidden", "test", "catch.hpp")));
+  assert.ok(existsSync(join(pack, "tasks", "cpp-all-your-base", "solution", "all_your_base.h")), "a two-file gold pairs by extension");
   assert.match(await readFile(join(pack, "benchcard.yaml"), "utf8"), /- "\*\*\/Cargo.toml"/);
   const runs = join(dir, "runs");
   for (const [agent, id, outcome] of [["oracle", "o", "pass"], ["nop", "n", "fail"]] as const) {

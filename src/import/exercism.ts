@@ -11,21 +11,26 @@ import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTreeSync } from "../sandbox/tree.js";
 
 /** The languages this importer knows, and why the others are refused. */
-export const EXERCISM_LANGUAGES = ["python", "javascript", "go", "rust"] as const;
+export const EXERCISM_LANGUAGES = ["python", "javascript", "go", "rust", "cpp"] as const;
 type Language = (typeof EXERCISM_LANGUAGES)[number];
 export const REFUSED_LANGUAGES: Readonly<Record<string, string>> = {
-  cpp: "not imported yet: the CMake/Catch build needs a configure step per exercise",
   java: "refused: the Gradle build of the Java track downloads its dependencies, so it does not build offline",
 };
 
 /** Per language: the task id prefix, the oracle (none: the card's pytest), and the system tool it needs in the sandbox. */
-const LANGUAGE: Readonly<Record<Language, { prefix: string; oracle?: string; tool?: string }>> = {
+const LANGUAGE: Readonly<Record<Language, { prefix: string; oracle?: string | ((slug: string) => string); tool?: string }>> = {
   python: { prefix: "py" },
   javascript: { prefix: "js", oracle: 'node "$BENCHCARD_ENV/js/node_modules/jest/bin/jest.js" --config "$BENCHCARD_ENV/js/jest.config.cjs" --rootDir . --ci' },
   // Offline: no module proxy, caches in the oracle's own home.
   go: { prefix: "go", tool: "/usr/bin/go", oracle: 'GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local GOCACHE="$HOME/.cache/go-build" GOPATH="$HOME/go" go test ./...' },
   // Exercism marks all but the first Rust test #[ignore]: every one runs here.
   rust: { prefix: "rs", tool: "/usr/bin/cargo", oracle: 'CARGO_HOME="$HOME/.cargo" CARGO_TARGET_DIR="$HOME/target" cargo test --offline --quiet -- --include-ignored' },
+  // The track's CMakeLists.txt names the target after its folder, and the build runs every test.
+  cpp: {
+    prefix: "cpp",
+    tool: "/usr/bin/cmake",
+    oracle: (slug) => `d="$HOME/src/${slug}" && mkdir -p "$d" && cp -R . "$d" && cmake -S "$d" -B "$HOME/build" -DEXERCISM_RUN_ALL_TESTS=1 >/dev/null && cmake --build "$HOME/build" -- -j2`,
+  },
 };
 
 /** Files of an exercise's root that are the agent's to read (build files), besides the stub. */
@@ -34,10 +39,11 @@ const REPO_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
   javascript: () => false,
   go: (rel) => rel === "go.mod" || (rel.endsWith(".go") && !rel.endsWith("_test.go") && !rel.includes("/")),
   rust: (rel) => rel === "Cargo.toml" || rel === "Cargo.lock",
+  cpp: (rel) => rel === "CMakeLists.txt",
 };
 
 /** Build files, never stubs, even where a track lists them as solution files (Rust's Cargo.toml). */
-const BUILD_FILES = new Set(["go.mod", "go.sum", "Cargo.toml", "Cargo.lock"]);
+const BUILD_FILES = new Set(["go.mod", "go.sum", "Cargo.toml", "Cargo.lock", "CMakeLists.txt"]);
 
 /** Test files beyond config.json's list (Go's generated cases_test.go). */
 const HIDDEN_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
@@ -45,6 +51,8 @@ const HIDDEN_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
   javascript: () => false,
   go: (rel) => rel.endsWith("_test.go") && !rel.includes("/"),
   rust: (rel) => rel.startsWith("tests/") && rel.endsWith(".rs"),
+  // Catch and its main: hidden, so the agent cannot make the framework pass everything.
+  cpp: (rel) => rel.startsWith("test/"),
 };
 
 /** The jest environment benchcard ships (package.json, lock, config); installed into each pack that has JavaScript. */
@@ -130,7 +138,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
   for (const lang of options.languages) {
     const tool = (LANGUAGE as Record<string, { tool?: string }>)[lang]?.tool;
     if (REFUSED_LANGUAGES[lang] !== undefined) leftOut[`${lang}/*`] = REFUSED_LANGUAGES[lang]!;
-    else if (tool !== undefined && !existsSync(tool)) leftOut[`${lang}/*`] = `${tool} is not installed system-wide, so the sandbox cannot run it (Debian: apt-get install ${lang === "go" ? "golang-go" : "cargo"})`;
+    else if (tool !== undefined && !existsSync(tool)) leftOut[`${lang}/*`] = `${tool} is not installed system-wide, so the sandbox cannot run it (Debian: apt-get install ${{ go: "golang-go", rust: "cargo", cpp: "cmake g++" }[lang as "go"] ?? lang})`;
     else if (!(EXERCISM_LANGUAGES as readonly string[]).includes(lang)) throw new BenchcardError("bad_input", `Cannot import language "${lang}": expected ${[...EXERCISM_LANGUAGES, ...Object.keys(REFUSED_LANGUAGES)].join(", ")}`);
   }
   const languages = options.languages.filter((l): l is Language => (EXERCISM_LANGUAGES as readonly string[]).includes(l) && leftOut[`${l}/*`] === undefined);
@@ -192,7 +200,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
       oracle: "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q -p no:cacheprovider",
       oracle_timeout_s: 120,
       runner: "pytest",
-      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**", "**/go.mod", "**/go.sum", "**/*_test.go", "**/Cargo.toml", "**/Cargo.lock", "**/build.rs", "**/.cargo/**"],
+      forbidden_paths: ["**/conftest.py", "**/*.pth", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/package.json", "**/babel.config.js", "**/jest.config.*", "**/.babelrc", "**/node_modules/**", "**/go.mod", "**/go.sum", "**/*_test.go", "**/Cargo.toml", "**/Cargo.lock", "**/build.rs", "**/.cargo/**", "**/CMakeLists.txt", "**/*.cmake"],
       max_patch_bytes: 200000,
     },
     envelope: { wall_s: 600, max_output_tokens: "unknown", max_steps: "unknown", max_retries: 0, network: "none" },
@@ -236,16 +244,24 @@ async function importOne(lang: Language, slug: string, dir: string, task: string
   const instructions = [await readText(join(dir, ".docs", "introduction.md")), await readText(join(dir, ".docs", "instructions.md")), await readText(join(dir, ".docs", "instructions.append.md"))].filter((t): t is string => t !== null);
   if (instructions.length === 0) return "no .docs/instructions*.md";
   for (const file of [...solution, ...test, ...example]) if (!existsSync(join(dir, file))) return `${file} is missing`;
-  // A multi-file gold cannot be mapped onto the stubs one to one.
-  if (example.length !== 1 || solution.length !== 1) return `the gold is ${example.length} file(s) for ${solution.length} stub(s); one of each is supported`;
+  // Each gold file replaces the stub with its extension (C++: example.cpp and example.h).
+  const ext = (f: string) => f.slice(f.lastIndexOf("."));
+  const pairs = example.map((e) => [e, solution.find((f) => ext(f) === ext(e))] as const);
+  if (example.length !== solution.length || new Set(example.map(ext)).size !== example.length || pairs.some(([, f]) => f === undefined)) {
+    return `the gold is ${example.length} file(s) for ${solution.length} stub(s) that do not pair by extension`;
+  }
   await mkdir(join(task, "repo"), { recursive: true });
   for (const file of solution) {
     await mkdir(dirname(join(task, "repo", file)), { recursive: true });
     await cp(join(dir, file), join(task, "repo", file));
   }
-  const gold = await readFile(join(dir, example[0]!), "utf8");
-  await mkdir(dirname(join(task, "solution", solution[0]!)), { recursive: true });
-  await writeFile(join(task, "solution", solution[0]!), gold);
+  let goldLines = 0;
+  for (const [from, to] of pairs) {
+    const gold = await readFile(join(dir, from), "utf8");
+    goldLines += gold.split("\n").length;
+    await mkdir(dirname(join(task, "solution", to!)), { recursive: true });
+    await writeFile(join(task, "solution", to!), gold);
+  }
   const extra = listTreeSync(dir).filter((rel) => !rel.startsWith(".") && !solution.includes(rel) && !test.includes(rel));
   if (listed.some((f) => BUILD_FILES.has(f) && !extra.includes(f))) return "a build file named in config.json is missing";
   for (const rel of extra.filter(REPO_EXTRA[lang])) {
@@ -265,9 +281,9 @@ async function importOne(lang: Language, slug: string, dir: string, task: string
   await writeFile(join(task, "prompt.md"), prompt);
   const taskYaml: Record<string, unknown> = { id: `${LANGUAGE[lang].prefix}-${slug}`, stratum: "PENDING", title: title(slug), origin: "public_web", leakage_risk: "high" };
   const oracle = LANGUAGE[lang].oracle;
-  if (oracle !== undefined) Object.assign(taskYaml, { oracle, runner: "exit-code" });
+  if (oracle !== undefined) Object.assign(taskYaml, { oracle: typeof oracle === "function" ? oracle(slug) : oracle, runner: "exit-code" });
   await writeFile(join(task, "task.yaml"), stringifyYaml(taskYaml));
-  return { goldLines: gold.split("\n").length };
+  return { goldLines };
 }
 
 /** The pack's jest: benchcard's pinned package.json and lock, installed offline from an installed copy, or by npm ci. */
