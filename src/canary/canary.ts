@@ -122,9 +122,9 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryResult> {
       { id: "planted", description: "a planted defect the rig must report" },
       { id: "clean", description: "no defect: the rig must stay quiet" },
     ],
-    controls: { ...controls, canaries: undefined, replays: 1, min_n_per_stratum: 1 },
+    // The canary pack's own card requires no canaries of its own.
+    controls: { ...Object.fromEntries(Object.entries(controls).filter(([k]) => k !== "canaries")), replays: 1, min_n_per_stratum: 1 },
   };
-  delete (canaryCard.controls as Record<string, unknown>).canaries;
   await writeFile(join(packDir, "benchcard.yaml"), stringifyYaml(canaryCard));
   for (const canary of manifest.canaries) {
     for (const phrasing of ["a", "b"] as const) {

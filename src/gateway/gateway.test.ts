@@ -133,6 +133,31 @@ test("gateway: forwards only the API's generation and model-listing requests; no
   assert.equal((await viaSocket(gateway.socketPath, "/v1/chat/completions", bodyFor("openai-chat", false))).status, 200);
 });
 
+test("gateway: an agent that hangs up before a stream's usage arrives is still metered in full", async (t) => {
+  const server = await startModelServer(SCRIPT, { holdLastEventsMs: 200 });
+  t.after(() => server.close());
+  for (const api of ["anthropic-messages", "openai-chat", "openai-responses"] as const) {
+    const { gateway } = await gatewayFor(t, api, server.url);
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ socketPath: gateway.socketPath, path: PATHS[api], method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+        // The first bytes are enough: hang up before the usage comes.
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on("error", () => undefined);
+      req.end(JSON.stringify(bodyFor(api, true)));
+      req.on("close", () => resolve());
+      setTimeout(() => reject(new Error("no answer")), 5000);
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    const reported = server.requests.at(-1)!.usage!;
+    assert.equal(gateway.totals().output_tokens, reported.output, api);
+    assert.equal(gateway.totals().input_tokens, reported.input, api);
+  }
+});
+
 test("meter: stream events split anywhere are read whole; cumulative counts are not added twice", () => {
   const stream =
     'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":40,"cache_read_input_tokens":2,"output_tokens":1}}}\n\n' +

@@ -137,7 +137,12 @@ export function startGateway(options: GatewayOptions): Promise<Gateway> {
     const decoder = new TextDecoder();
     const source = upstream;
     source.on("data", (chunk: Buffer) => meter.push(decoder.decode(chunk, { stream: true })));
-    res.on("close", () => source.destroy());
+    // An agent that hangs up early must not escape metering: the upstream is read to its end
+    // (the usage comes last) and only the agent's copy stops. The attempt's end closes it anyway.
+    res.on("close", () => {
+      source.unpipe(res);
+      source.resume();
+    });
     await new Promise<void>((done) => {
       source.on("end", done);
       source.on("error", done);

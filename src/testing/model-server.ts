@@ -53,7 +53,11 @@ export interface ModelServer {
 
 const FALLBACK: ScriptTurn = { text: "I cannot help with this task." };
 
-export async function startModelServer(scenarios: readonly Scenario[], options: { usage?: boolean } = {}): Promise<ModelServer> {
+/**
+ * `holdLastEventsMs`: a streamed answer sends all but its last two events (the usage), then waits
+ * this long before the rest, so a test can see what a client that hangs up early leaves behind.
+ */
+export async function startModelServer(scenarios: readonly Scenario[], options: { usage?: boolean; holdLastEventsMs?: number } = {}): Promise<ModelServer> {
   const requests: SeenRequest[] = [];
   let failMode: FailMode = "none";
   let failLeft = Infinity;
@@ -98,6 +102,7 @@ export async function startModelServer(scenarios: readonly Scenario[], options: 
     seen.usage = reports ? usage : null;
     const calls = (turn.calls ?? []).map((c, i) => ({ ...c, id: `call_${turnIndex}_${i}` }));
     const model = String(body.model ?? "scripted");
+    if (options.holdLastEventsMs !== undefined) held.set(res, options.holdLastEventsMs);
     if (api === "openai-chat") return streamed ? chatStream(res, model, turn.text, calls, reports ? usage : null) : json(res, 200, chatJson(model, turn.text, calls, reports ? usage : null));
     if (api === "openai-responses") return streamed ? responsesStream(res, responsesJson(model, turn.text, calls, reports ? usage : null)) : json(res, 200, responsesJson(model, turn.text, calls, reports ? usage : null));
     return streamed ? anthropicStream(res, model, turn.text, calls, reports ? usage : null) : json(res, 200, anthropicJson(model, turn.text, calls, reports ? usage : null));
@@ -171,10 +176,24 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(text);
 }
 
+const held = new WeakMap<ServerResponse, number>();
+
 function sse(res: ServerResponse, events: { event?: string; data: unknown }[]): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const e of events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
-  res.end();
+  const write = (list: typeof events) => {
+    for (const e of list) if (!res.destroyed) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
+  };
+  const hold = held.get(res);
+  if (hold === undefined) {
+    write(events);
+    res.end();
+    return;
+  }
+  write(events.slice(0, -2));
+  setTimeout(() => {
+    write(events.slice(-2));
+    res.end();
+  }, hold);
 }
 
 function chatJson(model: string, text: string | undefined, calls: Call[], usage: { input: number; output: number } | null) {
