@@ -1,14 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
 import { TASK_ID_PATTERN } from "../core/pack/card.js";
 import { freezePack } from "../pack/freeze.js";
-import { listTreeSync } from "../sandbox/tree.js";
-import { applyPatch } from "../sandbox/workspace.js";
+import { writePatchedFiles } from "../sandbox/workspace.js";
 import type { ImportResult, ImportRunOptions } from "./exercism.js";
 
 export interface SweBenchOptions extends ImportRunOptions {
@@ -152,25 +150,13 @@ async function importInstance(inst: Instance, id: string, repos: string, task: s
   await mkdir(repo, { recursive: true });
   const archive = spawnSync("sh", ["-c", 'git -C "$1" archive "$2" | tar -x -C "$3"', "sh", clone, inst.base_commit, repo]);
   if (archive.status !== 0) return `git archive of ${inst.base_commit} failed: ${archive.stderr.toString().trim()}`;
-  // The tests as test_patch leaves them: applied to a scratch copy of the base.
-  const scratch = await mkdtemp(join(tmpdir(), "benchcard-swe-"));
+  // The tests as test_patch leaves them: the files it adds or changes, as they are after it.
+  await writeFile(join(task, "test.patch"), inst.test_patch);
   try {
-    await cp(repo, scratch, { recursive: true, verbatimSymlinks: true });
-    await writeFile(join(task, "test.patch"), inst.test_patch);
-    try {
-      await applyPatch(join(task, "test.patch"), scratch);
-    } catch (error) {
-      return `test_patch does not apply at base_commit: ${(error as Error).message}`;
-    }
-    const before = new Set(listTreeSync(repo));
-    for (const rel of listTreeSync(scratch)) {
-      const now = await readFile(join(scratch, rel));
-      if (before.has(rel) && now.equals(await readFile(join(repo, rel)))) continue;
-      await mkdir(dirname(join(task, "hidden", rel)), { recursive: true });
-      await writeFile(join(task, "hidden", rel), now);
-    }
+    await writePatchedFiles(repo, join(task, "test.patch"), join(task, "hidden"));
+  } catch (error) {
+    return `test_patch does not apply at base_commit: ${(error as Error).message}`;
   } finally {
-    await rm(scratch, { recursive: true, force: true });
     await rm(join(task, "test.patch"), { force: true });
   }
   if (!existsSync(join(task, "hidden"))) return "test_patch changes no file";

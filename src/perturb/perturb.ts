@@ -1,8 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
 import { seededPrng } from "../core/common/random.js";
@@ -11,7 +10,7 @@ import { CARD_FILE, LOCK_FILE, loadPack } from "../pack/load.js";
 import { readLock } from "../pack/lockfile.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTreeSync } from "../sandbox/tree.js";
-import { applyPatch } from "../sandbox/workspace.js";
+import { writePatchedFiles } from "../sandbox/workspace.js";
 import { jsDefinitions, perturbJs } from "./javascript.js";
 import { PYTHON_HELPER } from "./python-helper.js";
 
@@ -69,26 +68,13 @@ function freshName(name: string, next: () => number, taken: Set<string>): string
 
 /** Applies solution.patch to a copy of repo/ and keeps what it changed as solution/; null when done, else why not. */
 async function patchToFolder(taskDir: string): Promise<string | null> {
-  const scratch = await mkdtemp(join(tmpdir(), "benchcard-perturb-"));
   try {
-    const repo = join(taskDir, "repo");
-    await cp(repo, scratch, { recursive: true, verbatimSymlinks: true });
-    await applyPatch(join(taskDir, "solution.patch"), scratch);
-    const before = new Set(listTreeSync(repo));
-    const after = listTreeSync(scratch);
-    if ([...before].some((p) => !after.includes(p))) return "its gold patch deletes files, which a solution/ folder cannot express";
-    for (const rel of after) {
-      const text = await readFile(join(scratch, rel));
-      if (before.has(rel) && text.equals(await readFile(join(repo, rel)))) continue;
-      await mkdir(dirname(join(taskDir, "solution", rel)), { recursive: true });
-      await writeFile(join(taskDir, "solution", rel), text);
-    }
+    const { deleted } = await writePatchedFiles(join(taskDir, "repo"), join(taskDir, "solution.patch"), join(taskDir, "solution"));
+    if (deleted.length > 0) return "its gold patch deletes files, which a solution/ folder cannot express";
     await rm(join(taskDir, "solution.patch"));
     return null;
   } catch (error) {
     return `its gold patch cannot be turned into files: ${(error as Error).message}`;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
   }
 }
 

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BenchcardError } from "../core/common/errors.js";
 import { layTreeSync } from "./lay-tree.js";
+import { listTreeSync } from "./tree.js";
 
 /** A fresh scratch folder holding `workspace/` (the agent's tree) and `home/`. */
 export interface Scratch {
@@ -59,4 +60,31 @@ export function cleanEnv(host: NodeJS.ProcessEnv, home: string): Record<string, 
     PYTHONDONTWRITEBYTECODE: "1",
     NO_COLOR: "1",
   };
+}
+
+/**
+ * Applies a patch to a scratch copy of `tree` and writes every file it adds or changes, as it
+ * is after the patch, under `dest` (turning a patch into files). Returns what it wrote and the
+ * files the patch deletes (which files cannot express). Throws when the patch does not apply.
+ */
+export async function writePatchedFiles(tree: string, patchFile: string, dest: string): Promise<{ written: string[]; deleted: string[] }> {
+  const scratch = await mkdtemp(join(tmpdir(), "benchcard-patched-"));
+  try {
+    await cp(tree, scratch, { recursive: true, verbatimSymlinks: true });
+    await applyPatch(patchFile, scratch);
+    const before = new Set(listTreeSync(tree));
+    const after = listTreeSync(scratch);
+    const written: string[] = [];
+    for (const rel of after) {
+      const now = await readFile(join(scratch, rel));
+      if (before.has(rel) && now.equals(await readFile(join(tree, rel)))) continue;
+      await mkdir(dirname(join(dest, rel)), { recursive: true });
+      await writeFile(join(dest, rel), now);
+      written.push(rel);
+    }
+    const present = new Set(after);
+    return { written, deleted: [...before].filter((p) => !present.has(p)) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
