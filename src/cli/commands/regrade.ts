@@ -13,7 +13,10 @@ export async function regradeCommand(args: readonly string[], io: Io): Promise<E
   const r = await regradeRun({ runDir: positionals[0]!, pack: values.pack, out: values.out, cwd: io.cwd, env: io.env, driver: selectDriver(values.isolation, io.env), now: () => new Date(),
     ...(values.quiet ? {} : { onRow: (done: number, total: number, row: { attempt_id: string; outcome: string }) => io.stderr(`regrade ${done}/${total}: ${row.attempt_id} ${row.outcome}`) }),
   });
-  const changed = r.rows.filter((row) => row.regraded_from !== undefined && row.regraded_from !== null && row.regraded_from.outcome !== row.outcome);
+  // By attempt id: the ledger's order is the order attempts finished in, which varies with --jobs.
+  const changed = r.rows
+    .filter((row) => row.regraded_from !== undefined && row.regraded_from !== null && row.regraded_from.outcome !== row.outcome)
+    .sort((a, b) => (a.attempt_id < b.attempt_id ? -1 : a.attempt_id > b.attempt_id ? 1 : 0));
   io.stdout(`regraded ${r.rows.length} attempt(s) into ${r.outDir}: ${changed.length} changed outcome${changed.length === 0 ? "" : ` (${changed.map((x) => `${x.attempt_id} ${x.regraded_from!.outcome} -> ${x.outcome}`).join(", ")})`}`);
   io.stdout(`next: benchcard report ${r.outDir}`);
   return 0;
