@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { judgeTestRun, type TestVerdict } from "../core/oracle/judge.js";
-import { parseTestReport, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
+import { isPerTest, parseTestReport, type PerTestRunner, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
+import { judgeReward, LOGS_DIR, type RewardVerdict } from "../core/oracle/reward.js";
 import { makeSentinel, sentinelSource, sentinelTarget, type Sentinel } from "../core/oracle/sentinel.js";
 import { readAgentFile } from "../sandbox/agent-file.js";
 import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
@@ -36,17 +37,26 @@ export interface OracleRequest {
   randomHex?: (bytes: number) => string;
   /** The pack's environment/ folder on the host, or null: shown read-only, named by BENCHCARD_ENV. */
   environment?: string | null;
+  /** Where the workspace appears inside the sandbox (the task's sandbox_paths.workspace). */
+  workspaceAt?: string;
+  /** hidden/, copied outside the workspace, and where it appears read-only (sandbox_paths.hidden). */
+  hiddenAt?: { source: string; target: string };
 }
 
 export interface OracleResult {
   exec: ExecResult;
-  integrity: "per_test" | "exit_code_only";
+  integrity: "per_test" | "exit_code_only" | "reward_file";
+  /** What the reward the oracle wrote says (runner reward-file). */
+  reward?: RewardVerdict;
   /** Why the oracle could not be set up or started by benchcard (the harness's fault). */
   harnessError?: string;
   tests?: TestVerdict;
   results?: TestResult[];
   sentinel?: Sentinel;
 }
+
+/** A reward file larger than this is not read. */
+const REWARD_MAX_BYTES = 64 * 1024;
 
 /** A report larger than this is not read: the test process runs the agent's code. */
 const REPORT_MAX_BYTES = 32 * 1024 * 1024;
@@ -77,7 +87,10 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
   const reportFile = join(reportDir, "tests.jsonl");
   const readOnlyFiles: string[] = [];
   let sentinel: Sentinel | undefined;
-  if (request.runner !== "exit-code") {
+  // A Harbor verifier writes its reward into /logs/verifier: a fresh folder for each run.
+  const logs = join(request.scratch, "logs");
+  if (request.runner === "reward-file") mkdirSync(join(logs, "verifier"), { recursive: true });
+  if (isPerTest(request.runner)) {
     const target = sentinelTarget(request.runner, request.hiddenFiles);
     if (target === null) {
       return { exec: notRun(), integrity: "per_test", harnessError: `no hidden test file of runner "${request.runner}" to hold the sentinel (expected ${request.runner === "pytest" ? "test_*.py or *_test.py" : "*.test.mjs, *.test.js or test/*.mjs"})` };
@@ -111,15 +124,27 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
     maxLogBytes: request.maxLogBytes,
     readOnlyFiles,
     writableDirs: [reportDir],
-    mounts: access.mounts,
+    mounts: [...access.mounts, ...(request.hiddenAt === undefined ? [] : [request.hiddenAt])],
+    ...(request.runner === "reward-file" ? { binds: [{ source: logs, target: LOGS_DIR }] } : {}),
+    ...(request.workspaceAt === undefined ? {} : { workspaceAt: request.workspaceAt }),
     ...(request.marker === undefined ? {} : { marker: request.marker }),
   });
-  if (exec.spawnError !== undefined) return { exec, integrity: sentinel === undefined ? "exit_code_only" : "per_test", harnessError: `the oracle could not be started: ${exec.spawnError}` };
-  if (sentinel === undefined) return { exec, integrity: "exit_code_only" };
+  const weak = request.runner === "reward-file" ? ("reward_file" as const) : ("exit_code_only" as const);
+  if (exec.spawnError !== undefined) return { exec, integrity: sentinel === undefined ? weak : "per_test", harnessError: `the oracle could not be started: ${exec.spawnError}` };
+  if (request.runner === "reward-file") {
+    // The test process could write this folder: its files are read as data, capped, links not followed.
+    const [txt, json] = ["reward.txt", "reward.json"].map((name) => readAgentFile(join(logs, "verifier", name), REWARD_MAX_BYTES, name));
+    const refused = [txt!, json!].find((r) => r.note !== null)?.note;
+    const reward: RewardVerdict = refused === undefined || refused === null
+      ? judgeReward({ txt: txt!.text ?? null, json: json!.text ?? null }, exec.timedOut)
+      : { verdict: "fail", value: null, reason: refused };
+    return { exec, integrity: weak, reward };
+  }
+  if (sentinel === undefined) return { exec, integrity: weak };
   const report = readReport(reportFile);
   const stdout = exec.logTruncated ? null : readFileSync(request.stdoutFile, "utf8");
   const tests = judgeTestRun({
-    runner: request.runner as "pytest" | "node-test",
+    runner: request.runner as PerTestRunner,
     exit: exec.exitCode,
     timedOut: exec.timedOut,
     report,

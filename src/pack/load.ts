@@ -65,7 +65,7 @@ export async function loadPack(rootArg: string): Promise<LoadedPack> {
     layouts.push({ folder, file, dir, task: parsed.value, hasPrompt, hasRepo, hasHidden, hasVisible, gold, lines: keyLines(text) });
   }
 
-  issues.push(...checkPack(cardResult.ok ? cardResult.value.strata : strataOnly(cardText, cardPath), cardPath, layouts));
+  issues.push(...checkPack(cardResult.ok ? cardResult.value.strata : strataOnly(cardText, cardPath), cardPath, layouts, cardResult.ok ? cardResult.value.contract.runner : undefined));
   let denylist: string[] = [];
   if (cardResult.ok) {
     const listPath = cardResult.value.contamination.denylist;

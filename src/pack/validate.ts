@@ -13,7 +13,7 @@ import {
 import { BenchcardError } from "../core/common/errors.js";
 import { findLeaks, type LeakHit } from "../core/pack/leak.js";
 import { mapPool } from "../core/common/pool.js";
-import type { RunnerKind } from "../core/oracle/runner.js";
+import { isPerTest, type RunnerKind } from "../core/oracle/runner.js";
 import { runOracle as runOracleIn } from "../oracle/run-oracle.js";
 import { shellCouldNotStart, type SandboxDriver } from "../sandbox/driver.js";
 import { applyPatch, cleanEnv, createScratch, layTree } from "../sandbox/workspace.js";
@@ -73,7 +73,19 @@ export interface ValidateOptions {
   onTask?: (evidence: TaskEvidence, done: number, total: number) => void;
 }
 
+/** Tasks that show folders at their own places inside the sandbox (sandbox_paths) need bwrap: refuse before any run. */
+export function requireSandboxPaths(pack: LoadedPack, driver: SandboxDriver): void {
+  if (driver.kind === "bwrap") return;
+  const task = pack.tasks.find((t) => t.task.sandbox_paths !== undefined || oracleFor(pack.card, t.task).runner === "reward-file");
+  if (task === undefined) return;
+  throw new BenchcardError(
+    "refused",
+    `Cannot run task "${task.task.id}" under ${driver.kind} isolation: it needs folders shown at fixed places inside the sandbox (${[task.task.sandbox_paths?.workspace, task.task.sandbox_paths?.hidden, "/logs"].filter((p) => p !== undefined).join(", ")}), which only bwrap can do (use --isolation bwrap)`,
+  );
+}
+
 export async function validatePack(pack: LoadedPack, options: ValidateOptions): Promise<ValidationReport> {
+  requireSandboxPaths(pack, options.driver);
   const repeats = options.repeats ?? pack.card.controls.oracle_repeats;
   let done = 0;
   const tasks = await mapPool(pack.tasks, options.jobs, async (task) => {
@@ -126,13 +138,13 @@ async function validateTask(
       reason ??= "repeats ran different sets of tests";
     }
     const evidence: CheckEvidence = { ...plan, observed, seconds, status };
-    if (runner !== "exit-code") evidence.sentinel = sentinel;
+    if (isPerTest(runner)) evidence.sentinel = sentinel;
     if (status !== "green" && reason !== undefined) evidence.reason = reason;
     if (status !== "green" && logTail !== undefined) evidence.log_tail = logTail;
     checks.push(evidence);
     // The tests a pass must show: those the passing control ran; for a task that must never
     // pass, every test its empty patch ran.
-    if (runner !== "exit-code" && idSets[0] !== undefined && (plan.expect === "pass" || expected === null)) {
+    if (isPerTest(runner) && idSets[0] !== undefined && (plan.expect === "pass" || expected === null)) {
       expected = idSets[0] === "" ? [] : idSets[0].split("\n");
     }
   }
@@ -146,7 +158,7 @@ async function validateTask(
     expected_tests: expected,
     checks,
     leaks,
-    hidden_overlap: task.hasHidden ? await overlap(join(task.dir, "hidden"), join(task.dir, "repo")) : [],
+    hidden_overlap: task.hasHidden && task.task.sandbox_paths?.hidden === undefined ? await overlap(join(task.dir, "hidden"), join(task.dir, "repo")) : [],
     ...(task.task.visible_command === undefined ? {} : { visible: await visibleEvidence(task, options) }),
   };
 }
@@ -189,7 +201,9 @@ async function runOracle(
       }
     }
     const hiddenFiles = task.hasHidden ? listTreeSync(join(task.dir, "hidden")) : [];
-    if (task.hasHidden) await layTree(join(task.dir, "hidden"), scratch.workspace);
+    const places = task.task.sandbox_paths ?? {};
+    const hiddenRoot = places.hidden === undefined ? scratch.workspace : join(scratch.root, "hidden");
+    if (task.hasHidden) await layTree(join(task.dir, "hidden"), hiddenRoot);
     const stdoutFile = join(scratch.root, "oracle.out");
     const stderrFile = join(scratch.root, "oracle.err");
     const { argv, timeoutMs, runner } = oracleFor(card, task.task);
@@ -204,7 +218,9 @@ async function runOracle(
       stdoutFile,
       stderrFile,
       maxLogBytes: 1 << 20,
-      hiddenFiles,
+      hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
+      ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
+      ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
       expected: null,
       environment: packEnvironment(task.dir),
       ...(options.randomHex === undefined ? {} : { randomHex: options.randomHex }),
@@ -213,6 +229,7 @@ async function runOracle(
     let observation: Observation;
     let reason: string;
     if (result.harnessError !== undefined) [observation, reason] = ["harness", result.harnessError];
+    else if (result.reward !== undefined) [observation, reason] = [result.reward.verdict, result.reward.reason];
     else if (result.tests === undefined) {
       observation = shellCouldNotStart(exec) ? "harness" : exec.exitCode === 0 && !exec.timedOut ? "pass" : "fail";
       reason = shellCouldNotStart(exec) ? `the oracle could not start (exit ${exec.exitCode})` : exec.timedOut ? "the oracle timed out" : `the oracle exited ${exec.exitCode}`;
@@ -276,6 +293,7 @@ async function visibleEvidence(task: LoadedTask, options: ValidateOptions): Prom
       const r = await options.driver.exec({
         argv: ["/bin/sh", "-c", task.task.visible_command!],
         workspace: scratch.workspace,
+        ...(task.task.sandbox_paths?.workspace === undefined ? {} : { workspaceAt: task.task.sandbox_paths.workspace }),
         env: cleanEnv(options.env, scratch.home),
         timeoutMs: 120_000,
         stdoutFile: join(scratch.root, "out"),

@@ -214,7 +214,8 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
     const diff = await diffWorkspace(workspace, [join(task.dir, "repo"), join(task.dir, "visible")], baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
     const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
-    const hiddenFiles = Object.keys(hidden);
+    // hidden/ shown elsewhere (sandbox_paths.hidden) never enters the workspace: no path there is its.
+    const hiddenFiles = task.task.sandbox_paths?.hidden === undefined ? Object.keys(hidden) : [];
     const shadowing = findShadowing(diff.changes, new Set(diff.present));
     const hostile = [
       ...diff.hostile,
@@ -252,6 +253,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
         hostEnv: ctx.hostEnv,
         logDir: artifacts,
         timeoutMs: oracleFor(card, task.task).timeoutMs,
+        ...(task.task.sandbox_paths?.workspace === undefined ? {} : { workspaceAt: task.task.sandbox_paths.workspace }),
       });
       visible = { ...logged, green_at_exit: green, logged_by: "sandbox" };
     }
@@ -373,11 +375,14 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
       gateway: null,
     };
   }
+  // The workspace as the agent sees it: at its host path, or where the task shows it (a Harbor task's /app).
+  const workspaceAt = task.task.sandbox_paths?.workspace;
+  const inside = workspaceAt ?? paths.workspace;
   const env = {
     ...cleanEnv(ctx.hostEnv, paths.home),
     ...agent.spec.env,
     BENCHCARD_PROMPT_FILE: paths.promptFile,
-    BENCHCARD_WORKSPACE: paths.workspace,
+    BENCHCARD_WORKSPACE: inside,
     BENCHCARD_USAGE_FILE: paths.usageFile,
     // The envelope's caps reach the agent; a usage report above them is `truncated`.
     ...capEnv(ctx.pack.card.envelope),
@@ -401,7 +406,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     argv = ["node", file];
     Object.assign(env, { BENCHCARD_CHAT_CONTROLS: JSON.stringify(agent.spec.controls), BENCHCARD_TRANSCRIPT_FILE: join(paths.io, "transcript.jsonl") });
   } else {
-    argv = expandCommand(agent.spec.command ?? [], { prompt_file: paths.promptFile, workspace: paths.workspace, spec_dir: specDir });
+    argv = expandCommand(agent.spec.command ?? [], { prompt_file: paths.promptFile, workspace: inside, spec_dir: specDir });
   }
   const net = await openAgentNetwork({
     allow: network.ok ? network.allow : "none",
@@ -428,6 +433,7 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     readOnlyFiles: [paths.promptFile],
     writableDirs: [paths.io],
     mounts: access.mounts,
+    ...(workspaceAt === undefined ? {} : { workspaceAt }),
     ...(net === null ? {} : { sockets: net.sockets }),
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   }).finally(async () => {

@@ -41,8 +41,11 @@ export async function gradeTree(o: {
   randomHex?: (bytes: number) => string;
 }): Promise<GradeResult> {
   const hiddenFiles = Object.keys(o.files.hidden);
-  if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), o.workspace);
-  const laid = hashFilesSync(o.workspace, hiddenFiles);
+  const places = o.task.task.sandbox_paths ?? {};
+  // hidden/ goes over the workspace, or (sandbox_paths.hidden) into a folder of its own shown read-only.
+  const hiddenRoot = places.hidden === undefined ? o.workspace : join(o.scratch, "hidden");
+  if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), hiddenRoot);
+  const laid = hashFilesSync(hiddenRoot, hiddenFiles);
   if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { hiddenIntact: false };
   const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
   const oracle = await runOracle({
@@ -57,7 +60,9 @@ export async function gradeTree(o: {
     stdoutFile: join(o.logDir, "oracle.out"),
     stderrFile: join(o.logDir, "oracle.err"),
     maxLogBytes: o.maxLogBytes,
-    hiddenFiles,
+    hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
+    ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
+    ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
     // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
     expected: o.lock.validation.tasks[o.task.task.id]?.expected_tests ?? null,
     environment: packEnvironment(o.task.dir),
@@ -67,6 +72,7 @@ export async function gradeTree(o: {
   const facts: OracleFacts = { exit: oracle.exec.exitCode, timedOut: oracle.exec.timedOut };
   if (oracle.harnessError !== undefined) facts.harnessError = oracle.harnessError;
   if (oracle.tests !== undefined) facts.tests = { verdict: oracle.tests.verdict, reason: oracle.tests.reason };
+  if (oracle.reward !== undefined) facts.reward = { verdict: oracle.reward.verdict, reason: oracle.reward.reason };
   let testsFile: string | undefined;
   if (oracle.results !== undefined) {
     testsFile = join(o.logDir, "tests.json");

@@ -13,6 +13,7 @@ import { loadPack, type LoadedPack } from "../pack/load.js";
 import { appendHoldoutRun } from "../pack/holdout-log.js";
 import { readLock, writeFileAtomic } from "../pack/lockfile.js";
 import { verifyPack } from "../pack/verify.js";
+import { requireSandboxPaths } from "../pack/validate.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { killMarked } from "../sandbox/process.js";
 import { removeTree } from "../sandbox/tree.js";
@@ -119,6 +120,7 @@ export async function startRun(options: RunOptions): Promise<RunSummary> {
   if (network.allow !== "none" && options.driver.kind !== "bwrap") {
     throw new BenchcardError("refused", `Cannot run agent "${agent.id}" with a network allowlist under ${options.driver.kind} isolation: only bwrap can hold the rest of the network back`);
   }
+  requireSandboxPaths(pack, options.driver);
   await preflightAgent(agent, options.driver, options.env);
   const started = options.clock();
   const runId = options.runId ?? `${started.toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${agent.id}-${randomBytes(3).toString("hex")}`;

@@ -59,11 +59,15 @@ export function readVisibleLog(path: string): string | undefined {
 }
 
 /** The harness's own run of the visible command at the end: is the visible suite green? */
-export async function visibleGreen(driver: SandboxDriver, options: { command: string; workspace: string; home: string; hostEnv: NodeJS.ProcessEnv; logDir: string; timeoutMs: number }): Promise<boolean> {
+export async function visibleGreen(
+  driver: SandboxDriver,
+  options: { command: string; workspace: string; home: string; hostEnv: NodeJS.ProcessEnv; logDir: string; timeoutMs: number; workspaceAt?: string },
+): Promise<boolean> {
   await mkdir(options.home, { recursive: true });
   const result = await driver.exec({
     argv: ["/bin/sh", "-c", options.command],
     workspace: options.workspace,
+    ...(options.workspaceAt === undefined ? {} : { workspaceAt: options.workspaceAt }),
     env: cleanEnv(options.hostEnv, options.home),
     timeoutMs: options.timeoutMs,
     stdoutFile: join(options.logDir, "visible.out"),

@@ -5,6 +5,7 @@ import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
 import { createCgroup, rlimitArgs, type Limits } from "./limits.js";
 import { ProcessDriver } from "./process.js";
 import { handOver, type SandboxUser } from "./identity.js";
+import { sandboxPathProblem } from "../core/pack/sandbox-paths.js";
 
 /**
  * Debian's bubblewrap: new user, pid, net, ipc and uts namespaces, every capability dropped,
@@ -62,7 +63,9 @@ export class BwrapDriver implements SandboxDriver {
     // The shell moves itself into the cgroup, then becomes the sandbox: nothing runs outside it.
     const argv = cgroup.enter === "" ? command : ["/bin/sh", "-c", `${cgroup.enter} && exec "$@"`, "sh", ...command];
     try {
-      const result = await this.inner.exec({ ...request, argv });
+      // The bwrap command itself runs at the host paths; only the child sees the moved folders.
+      const { workspaceAt: _at, binds: _binds, ...plain } = request;
+      const result = await this.inner.exec({ ...plain, argv });
       // bwrap exits 1 and says so when the program cannot be executed: the child never started.
       const failed = result.exitCode === 1 ? execFailure(request.stderrFile) : null;
       return { ...result, limits: report, ...(failed === null ? {} : { spawnError: failed }) };
@@ -73,6 +76,7 @@ export class BwrapDriver implements SandboxDriver {
 }
 
 export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): string[] {
+  checkTargets(request, readOnly);
   const args = [
     "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "benchcard",
@@ -92,8 +96,39 @@ export function bwrapArgs(request: ExecRequest, readOnly: readonly string[]): st
   for (const file of request.readOnlyFiles ?? []) args.push("--ro-bind", file, file);
   for (const socket of request.sockets ?? []) args.push("--bind", socket, socket);
   for (const mount of request.mounts ?? []) args.push("--ro-bind", mount.source, mount.target);
-  args.push("--bind", request.workspace, request.workspace, "--chdir", request.workspace);
+  for (const bind of request.binds ?? []) args.push("--bind", bind.source, bind.target);
+  const inside = request.workspaceAt ?? request.workspace;
+  args.push("--bind", request.workspace, inside, "--chdir", inside);
   return args;
+}
+
+/**
+ * A target that covers a host path the child also needs (a run folder under /app) would hide
+ * it, and bwrap would make mount points inside the workspace: refuse instead.
+ */
+function checkTargets(request: ExecRequest, readOnly: readonly string[]): void {
+  const targets = [...(request.workspaceAt === undefined ? [] : [request.workspaceAt]), ...(request.binds ?? []).map((b) => b.target)];
+  if (targets.length === 0) return;
+  const hostPaths = [
+    request.workspace,
+    ...(request.env.HOME === undefined ? [] : [request.env.HOME]),
+    ...(request.writableDirs ?? []),
+    ...(request.readOnlyFiles ?? []),
+    ...(request.sockets ?? []),
+    ...(request.mounts ?? []).flatMap((m) => [m.source, m.target]),
+    ...(request.binds ?? []).map((b) => b.source),
+    ...readOnly,
+  ];
+  const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  for (const target of targets) {
+    const problem = sandboxPathProblem(target);
+    if (problem !== null) throw new Error(`Cannot show a folder at ${target} inside the sandbox: ${problem}`);
+    const clash = hostPaths.find((p) => under(p, target) || under(target, p));
+    if (clash !== undefined) throw new Error(`Cannot show a folder at ${target} inside the sandbox: ${clash} is there too (keep runs and scratch folders out of ${target})`);
+  }
+  if (new Set(targets).size !== targets.length || targets.some((a) => targets.some((b) => a !== b && under(a, b)))) {
+    throw new Error(`Cannot show folders at ${targets.join(", ")} inside the sandbox: they overlap`);
+  }
 }
 
 function lstatOrNull(path: string) {

@@ -33,6 +33,13 @@ export interface ExecRequest {
   sockets?: readonly string[];
   /** Host folders shown read-only at another path inside (the pack's environment/); bwrap only. */
   mounts?: readonly { source: string; target: string }[];
+  /** Host folders shown writable at another path inside (a Harbor verifier's /logs); bwrap only. */
+  binds?: readonly { source: string; target: string }[];
+  /**
+   * Where the workspace appears inside, when not at its host path (a Harbor task's /app): the
+   * working folder, and where the child's paths to it point; bwrap only.
+   */
+  workspaceAt?: string;
   /** Ends the child's whole process tree when aborted (Ctrl-C on the harness). */
   signal?: AbortSignal;
 }

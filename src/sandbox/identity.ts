@@ -29,8 +29,12 @@ export function sandboxUser(env: NodeJS.ProcessEnv, harnessUid: number | undefin
 }
 
 /** Gives the child's writable places to the sandbox user before it starts. */
-export function handOver(request: { workspace: string; env: Readonly<Record<string, string>>; writableDirs?: readonly string[]; sockets?: readonly string[] }, user: SandboxUser): void {
+export function handOver(
+  request: { workspace: string; env: Readonly<Record<string, string>>; writableDirs?: readonly string[]; sockets?: readonly string[]; binds?: readonly { source: string }[] },
+  user: SandboxUser,
+): void {
   handOverTree(request.workspace, user);
+  for (const bind of request.binds ?? []) handOverTree(bind.source, user);
   const home = request.env.HOME;
   if (home !== undefined && home !== request.workspace && existsSync(home)) handOverTree(home, user);
   for (const dir of request.writableDirs ?? []) handOverTree(dir, user);

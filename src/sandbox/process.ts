@@ -20,6 +20,10 @@ export class ProcessDriver implements SandboxDriver {
   constructor(private readonly options: { user?: SandboxUser | null; asIs?: boolean } = {}) {}
 
   async exec(request: ExecRequest): Promise<ExecResult> {
+    if (request.workspaceAt !== undefined || (request.binds ?? []).length > 0) {
+      // Without namespaces nothing can appear at another path: refuse rather than run elsewhere.
+      throw new Error(`Cannot show the workspace at ${request.workspaceAt ?? request.binds![0]!.target} without bwrap: this task needs --isolation bwrap`);
+    }
     const user = this.options.asIs ? null : (this.options.user ?? null);
     if (user !== null) handOver(request, user);
     const marker = request.marker ?? randomUUID();

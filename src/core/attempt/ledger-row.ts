@@ -61,8 +61,11 @@ export const RowSchema = z.object({
   agent_signal: z.string().nullable(),
   agent_wall_s: z.number(),
   oracle_exit: z.number().nullable(),
-  /** per_test: benchcard's reporter and sentinel observed the tests; exit_code_only: the exit status alone. */
-  oracle_integrity: z.enum(["per_test", "exit_code_only"]).nullable(),
+  /**
+   * per_test: benchcard's reporter and sentinel observed the tests; exit_code_only: the exit status
+   * alone; reward_file: the reward the oracle wrote alone (a Harbor verifier).
+   */
+  oracle_integrity: z.enum(["per_test", "exit_code_only", "reward_file"]).nullable(),
   /** The per-test summary of the oracle run (per-test runners), with the tests that failed or were missing. */
   tests: z
     .object({

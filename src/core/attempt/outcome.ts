@@ -34,6 +34,8 @@ export interface OracleFacts {
   exit: number | null;
   timedOut: boolean;
   tests?: { verdict: "pass" | "fail" | "tampered"; reason: string };
+  /** The reward the oracle wrote (runner reward-file): it decides, whatever the exit status. */
+  reward?: { verdict: "pass" | "fail"; reason: string };
 }
 
 export const INFRA_EXIT = 75;
@@ -54,6 +56,7 @@ export function classify(facts: AttemptFacts): { outcome: Outcome; reason: strin
     const { verdict, reason } = oracle.tests;
     return { outcome: verdict === "tampered" ? "invalid" : verdict, reason };
   }
+  if (oracle.reward !== undefined) return { outcome: oracle.reward.verdict, reason: `${oracle.reward.reason} (graded by the reward file only)` };
   if (oracle.timedOut) return { outcome: "fail", reason: "oracle timed out" };
   if (oracle.exit === 126 || oracle.exit === 127) {
     return { outcome: "invalid", reason: `the oracle could not start after the agent's patch (sh exited ${oracle.exit}; it started for gold and empty at freeze)` };

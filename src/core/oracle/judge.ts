@@ -1,4 +1,4 @@
-import { reportCounts, runnerCounts, type RunnerKind, type TestResult } from "./runner.js";
+import { reportCounts, runnerCounts, type PerTestRunner, type TestResult } from "./runner.js";
 import { findSentinel, type Sentinel } from "./sentinel.js";
 
 /**
@@ -8,7 +8,7 @@ import { findSentinel, type Sentinel } from "./sentinel.js";
  */
 
 export interface TestRunFacts {
-  runner: Exclude<RunnerKind, "exit-code">;
+  runner: PerTestRunner;
   exit: number | null;
   timedOut: boolean;
   /** The parsed per-test report, or why there is none. */

@@ -2,11 +2,18 @@
  * Test runners and their per-test results. For `pytest` and `node-test`, benchcard loads a
  * small reporter of its own into the runner (a pytest plugin, a node:test reporter) that writes
  * one JSON line per test to a file outside the workspace; `exit-code` trusts the oracle's exit
- * status alone, and every row and report says so. Pure: texts come in, data goes out.
+ * status alone, and `reward-file` the reward the oracle writes (a Harbor task's verifier); every
+ * row and report says so. Pure: texts come in, data goes out.
  */
 
-export const RUNNERS = ["pytest", "node-test", "exit-code"] as const;
+export const RUNNERS = ["pytest", "node-test", "exit-code", "reward-file"] as const;
 export type RunnerKind = (typeof RUNNERS)[number];
+/** The runners benchcard observes per test, with a sentinel. */
+export type PerTestRunner = "pytest" | "node-test";
+
+export function isPerTest(runner: RunnerKind): runner is PerTestRunner {
+  return runner === "pytest" || runner === "node-test";
+}
 
 export type TestOutcome = "passed" | "failed" | "skipped" | "error";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RUNNERS, type RunnerKind } from "../oracle/runner.js";
+import { sandboxPathProblem } from "./sandbox-paths.js";
 
 /**
  * The card (benchcard.yaml) and the task file (task.yaml): one source for validation, the
@@ -100,7 +101,7 @@ export const CardSchema = z
       runner: z
         .enum(RUNNERS)
         .default("exit-code")
-        .describe("how pass is observed: pytest or node-test (per-test results and a sentinel), or exit-code (the oracle's exit status only)"),
+        .describe("how pass is observed: pytest or node-test (per-test results and a sentinel), exit-code (the oracle's exit status only), or reward-file (the reward the oracle writes to /logs/verifier, as a Harbor verifier does)"),
       forbidden_paths: z
         .array(z.string().min(1))
         .default([...DEFAULT_FORBIDDEN_PATHS])
@@ -137,7 +138,7 @@ export const CardSchema = z
       oracle_integrity: z
         .enum(["per_test", "exit_code"])
         .default("per_test")
-        .describe("per_test: a run whose tasks are graded by exit code only is INVALID; exit_code: allowed, and said"),
+        .describe("per_test: a run whose tasks are graded by the oracle's own word (its exit code or reward file) is INVALID; exit_code: allowed, and said"),
       global_mean: z
         .enum(["homogeneous_only", "never"])
         .default("homogeneous_only")
@@ -165,6 +166,15 @@ export const CardSchema = z
   })
   .describe("benchcard card (benchcard.yaml)");
 
+const sandboxPath = (description: string) =>
+  z
+    .string()
+    .superRefine((path, ctx) => {
+      const problem = sandboxPathProblem(path);
+      if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .describe(description);
+
 export const TaskSchema = z
   .strictObject({
     id: id("task id, equal to its folder name"),
@@ -180,6 +190,13 @@ export const TaskSchema = z
       .describe("the visible test command both an agent (as benchcard-visible) and a human (session check) may run while the clock runs; run by /bin/sh in the workspace"),
     control: z.enum(["negative", "must_fail_forever"]).optional(),
     fences: FencesSchema.optional(),
+    sandbox_paths: z
+      .strictObject({
+        workspace: sandboxPath("where the workspace appears inside the sandbox, for agent and oracle alike, and their working folder (e.g. /app)").optional(),
+        hidden: sandboxPath("where hidden/ appears, read-only, for the oracle only, instead of being laid over the workspace (e.g. /tests)").optional(),
+      })
+      .optional()
+      .describe("places inside the sandbox a task's own scripts name (a Harbor task's /app and /tests); needs bwrap"),
     origin: z.enum(["internal", "synthetic", "public_web"]),
     leakage_risk: z.enum(["low", "unknown", "high"]),
   })

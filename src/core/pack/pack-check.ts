@@ -1,5 +1,7 @@
 import type { Issue } from "../common/errors.js";
 import { controlRole, type Card, type Task } from "./card.js";
+import { isPerTest } from "../oracle/runner.js";
+import { LOGS_DIR } from "../oracle/reward.js";
 
 /** What the loader saw on disk for one task folder, as plain data. */
 export interface TaskLayout {
@@ -25,6 +27,8 @@ export function checkPack(
   strata: Card["strata"] | undefined,
   cardFile: string,
   layouts: readonly TaskLayout[],
+  /** The card's contract.runner, when the card could be read. */
+  cardRunner?: Card["contract"]["runner"],
 ): Issue[] {
   const issues: Issue[] = [];
   const declared = new Set<string>();
@@ -59,6 +63,17 @@ export function checkPack(
     }
     if (!layout.hasHidden && controlRole(task) === "normal") {
       problem("", "missing_hidden", `task "${folder}" has no hidden/ tests`);
+    }
+    const places = task.sandbox_paths;
+    const runner = task.runner ?? cardRunner;
+    if (places?.hidden !== undefined && runner !== undefined && isPerTest(runner)) {
+      // The sentinel goes into a hidden test file in the workspace; a per-test runner needs hidden/ laid there.
+      problem("sandbox_paths", "hidden_elsewhere_per_test", `task "${folder}" shows hidden/ at ${places.hidden}, but runner "${runner}" needs hidden/ laid over the workspace (use exit-code or reward-file, or drop sandbox_paths.hidden)`);
+    }
+    const inside = [places?.workspace, places?.hidden, ...(runner === "reward-file" ? [LOGS_DIR] : [])].filter((p): p is string => p !== undefined);
+    const under = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+    if (inside.some((a, i) => inside.some((b, j) => i !== j && under(a, b)))) {
+      problem("sandbox_paths", "sandbox_paths_overlap", `task "${folder}" shows ${inside.join(", ")} inside the sandbox, and they overlap`);
     }
   }
   return issues;

@@ -233,6 +233,16 @@ failsAlone("min_n_per_stratum", { card: card((t) => t.replace("min_n_per_stratum
   );
 }
 {
+  // A Harbor task's reward file is the oracle's own word, like an exit status: the same gate holds it.
+  const base = input();
+  failsAlone(
+    "oracle_integrity",
+    { rows: base.rows.map((r) => (r.task_id === "b1" ? { ...r, oracle_integrity: "reward_file" as const } : r)) },
+    "INVALID",
+    /requires per-test oracle integrity; graded by reward file only: b1/,
+  );
+}
+{
   const base = input();
   const attacked = base.rows.map((r) =>
     r.task_id === "a1" ? { ...r, outcome: "invalid" as const, violations: [{ rule: "oracle_tampered", paths: [], detail: "the sentinel test passed" }] } : r,
@@ -252,6 +262,10 @@ test("a card whose policy allows exit-code grading reports it, and the sentence 
   const r = buildReport(input({ rows, card: card((t) => t.replace("isolation: process }", "isolation: process, oracle_integrity: exit_code }")) }));
   assert.equal(r.status, "OK");
   assert.match(r.sentence ?? "", /graded by exit code only/);
+  const byReward = buildReport(input({ rows: base.rows.map((row) => ({ ...row, oracle_integrity: "reward_file" as const })), card: card((t) => t.replace("isolation: process }", "isolation: process, oracle_integrity: exit_code }")) }));
+  assert.equal(byReward.status, "OK");
+  assert.equal(byReward.identity.oracle_integrity, "reward_file");
+  assert.match(byReward.sentence ?? "", /graded by the oracle's reward file only/);
 });
 failsAlone("isolation", { card: card((t) => t.replace("isolation: process", "isolation: bwrap")) }, "INVALID", /requires bwrap isolation; this run used process/);
 {

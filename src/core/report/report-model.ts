@@ -105,7 +105,8 @@ export interface Report {
     agent_fingerprint: string;
     isolation: string;
     hidden_guaranteed_secret: boolean;
-    oracle_integrity: "per_test" | "exit_code_only";
+    /** The weakest way any graded attempt was observed. */
+    oracle_integrity: "per_test" | "exit_code_only" | "reward_file";
     shard: string;
     merged_shards: number;
     environment_digest: string | null;
@@ -249,16 +250,19 @@ export function buildReport(input: ReportInput): Report {
           .map((r) => `${r.attempt_id} (${[...new Set(r.violations.filter((v) => GRADER_ATTACKS.has(v.rule as Violation["rule"])).map((v) => v.rule))].join(", ")})`)
           .join(", ")}${attacks.length > 5 ? ", ..." : ""}`,
   );
-  const exitCodeOnly = [...new Set(rows.filter((r) => r.oracle_integrity === "exit_code_only").map((r) => r.task_id))].sort();
-  const integrityOk = card.policy.oracle_integrity === "exit_code" || exitCodeOnly.length === 0;
+  // Tasks graded by the oracle's own word (its exit status, or the reward it wrote), not observed per test.
+  const selfGraded = [...new Set(rows.filter((r) => r.oracle_integrity === "exit_code_only" || r.oracle_integrity === "reward_file").map((r) => r.task_id))].sort();
+  const byReward = new Set(rows.filter((r) => r.oracle_integrity === "reward_file").map((r) => r.task_id));
+  const how = byReward.size === 0 ? "exit code only" : byReward.size === selfGraded.length ? "reward file only" : "exit code or reward file only";
+  const integrityOk = card.policy.oracle_integrity === "exit_code" || selfGraded.length === 0;
   gate(
     "oracle_integrity",
     integrityOk,
-    exitCodeOnly.length === 0
+    selfGraded.length === 0
       ? "every graded attempt was observed per test, with a sentinel"
       : integrityOk
-        ? `${exitCodeOnly.length} task(s) graded by exit code only, which the card's policy allows`
-        : `the card requires per-test oracle integrity; graded by exit code only: ${exitCodeOnly.slice(0, 10).join(", ")}${exitCodeOnly.length > 10 ? ", ..." : ""}`,
+        ? `${selfGraded.length} task(s) graded by ${how}, which the card's policy allows`
+        : `the card requires per-test oracle integrity; graded by ${how}: ${selfGraded.slice(0, 10).join(", ")}${selfGraded.length > 10 ? ", ..." : ""}`,
   );
   const multi = [...judged.values()].filter((t) => t.scored >= 2);
   const driftRate = multi.length === 0 ? 0 : multi.filter((t) => t.passes > 0 && t.passes < t.scored).length / multi.length;
@@ -344,7 +348,11 @@ export function buildReport(input: ReportInput): Report {
     agent_fingerprint: run.agent_fingerprint,
     isolation: weakest,
     hidden_guaranteed_secret: weakest === "bwrap",
-    oracle_integrity: exitCodeOnly.length === 0 ? ("per_test" as const) : ("exit_code_only" as const),
+    oracle_integrity: rows.some((r) => r.oracle_integrity === "exit_code_only")
+      ? ("exit_code_only" as const)
+      : byReward.size > 0
+        ? ("reward_file" as const)
+        : ("per_test" as const),
     shard,
     merged_shards: run.merged_shards ?? 0,
     environment_digest: run.environment_digest ?? null,
@@ -526,7 +534,7 @@ export function citeableSentence(report: Report): string {
     `agent ${id.agent_id} (fingerprint ${id.agent_fingerprint.slice(0, 12)}), envelope ${env.wall_s} s wall, ${cap(env.max_output_tokens, "output tokens")}, ${cap(env.max_steps, "steps")}, ${tries}, ` +
     `${id.replays} replay${id.replays > 1 ? "s" : ""}, seed ${id.seed}, ` +
     `${id.isolation} isolation${id.hidden_guaranteed_secret ? "" : " (hidden tests not guaranteed secret)"}, ` +
-    `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : "graded by exit code only"}, ${controls}, ` +
+    `${id.oracle_integrity === "per_test" ? "graded per test with a sentinel" : id.oracle_integrity === "reward_file" ? "graded by the oracle's reward file only" : "graded by exit code only"}, ${controls}, ` +
     `leak check ${id.leak_check}${id.holdout === null ? "" : `, holdout used ${id.holdout.runs} time(s)`}: ` +
     `${strata}${overall} (${id.interval_method === "wilson" ? "Wilson" : "Clopper-Pearson"} ${Math.round(id.confidence * 100)}%)` +
     `${timeouts}; censored ${censored}` +
