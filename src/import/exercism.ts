@@ -6,9 +6,8 @@ import { fileURLToPath } from "node:url";
 import { parse as parseJs, type Node } from "acorn";
 import { stringify as stringifyYaml } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
-import { freezePack } from "../pack/freeze.js";
-import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTreeSync } from "../sandbox/tree.js";
+import { freezeImport, sourceCommit, type ImportResult, type ImportRunOptions } from "./common.js";
 
 /** The languages this importer knows, and why the others are refused. */
 export const EXERCISM_LANGUAGES = ["python", "javascript", "go", "rust", "cpp"] as const;
@@ -59,29 +58,12 @@ const HIDDEN_EXTRA: Readonly<Record<Language, (rel: string) => boolean>> = {
 export const JEST_ENVIRONMENT = fileURLToPath(new URL("../../examples/environments/jest", import.meta.url));
 
 /** What every importer needs to validate and freeze what it wrote. */
-export interface ImportRunOptions {
-  driver: SandboxDriver;
-  jobs: number;
-  repeats?: number;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  onTask?: (done: number, total: number) => void;
-}
-
 export interface ExercismOptions extends ImportRunOptions {
   source: string;
   out: string;
   languages: readonly string[];
   /** An installed copy of examples/environments/jest (with node_modules) to use instead of `npm ci`. */
   envFrom?: string;
-}
-
-export interface ImportResult {
-  out: string;
-  pack_hash: string;
-  imported: Record<string, string[]>;
-  /** Exercise -> why it is not in the pack (refused before validation, or controls not green). */
-  left_out: Record<string, string>;
 }
 
 interface ExerciseConfig {
@@ -182,8 +164,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
   }
   if (golds.length === 0) throw new BenchcardError("refused", `Cannot import: no exercise could be imported (${Object.entries(leftOut).map(([k, v]) => `${k}: ${v}`).join("; ")})`);
   if (languages.includes("javascript") && golds.some((g) => g.lang === "javascript")) await installJest(join(out, "environment", "js"), options.envFrom);
-  const commit = spawnSync("git", ["-C", source, "rev-parse", "HEAD"], { encoding: "utf8" });
-  const sourceId = commit.status === 0 ? commit.stdout.trim() : "unknown";
+  const sourceId = sourceCommit(source) ?? "unknown";
   // The exercises' titles: every prompt here names its own, so this pack cannot leak-check against
   // them; a private pack puts this file in its denylist to keep these public exercises out.
   await writeFile(join(out, "denylist.txt"), `${found.map((f) => title(f.slug)).filter((t, i, all) => all.indexOf(t) === i).join("\n")}\n`);
@@ -208,18 +189,7 @@ export async function importExercism(options: ExercismOptions): Promise<ImportRe
     policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: languages.some((l) => l !== "python") ? "exit_code" : "per_test" },
   };
   await writeFile(join(out, "benchcard.yaml"), `# Imported by benchcard import exercism; what it could not know is written unknown.\n${stringifyYaml(card)}`);
-  let done = 0;
-  const frozen = await freezePack(out, {
-    driver: options.driver,
-    jobs: options.jobs,
-    env: options.env,
-    ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
-    onTask: () => options.onTask?.(++done, golds.length),
-    dropRed: (id, reason) => {
-      leftOut[id] = `controls not green: ${reason}`;
-    },
-    importedFrom: { importer: "exercism", source: basename(source), source_commit: sourceId === "unknown" ? null : sourceId, left_out: leftOut },
-  });
+  const frozen = await freezeImport(out, options, { total: golds.length, importer: "exercism", source: basename(source), sourceCommit: sourceId === "unknown" ? null : sourceId, leftOut });
   const imported: Record<string, string[]> = {};
   for (const id of Object.keys(frozen.lock.validation.tasks)) {
     const lang = EXERCISM_LANGUAGES.find((l) => id.startsWith(`${LANGUAGE[l].prefix}-`))!;

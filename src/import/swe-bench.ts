@@ -5,9 +5,8 @@ import { join, resolve } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { BenchcardError } from "../core/common/errors.js";
 import { TASK_ID_PATTERN } from "../core/pack/card.js";
-import { freezePack } from "../pack/freeze.js";
 import { writePatchedFiles } from "../sandbox/workspace.js";
-import type { ImportResult, ImportRunOptions } from "./exercism.js";
+import { freezeImport, type ImportResult, type ImportRunOptions } from "./common.js";
 
 export interface SweBenchOptions extends ImportRunOptions {
   instances: string;
@@ -125,18 +124,14 @@ export async function importSweBench(options: SweBenchOptions): Promise<ImportRe
     policy: { timeout: "fail", invalid: "fail", confidence: 0.95, interval: "wilson", tie_band: 0.1, isolation: "bwrap", oracle_integrity: "per_test" },
   };
   await writeFile(join(out, "benchcard.yaml"), `# Imported by benchcard import swe-bench; what it could not know is written unknown.\n${stringifyYaml(card)}`);
-  let done = 0;
   const total = Object.keys(instances).length - Object.keys(leftOut).length;
-  const frozen = await freezePack(out, {
-    driver: options.driver,
-    jobs: options.jobs,
-    env: options.env,
-    ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
-    onTask: () => options.onTask?.(++done, total),
-    dropRed: (id, reason) => {
-      leftOut[instances.find((i) => taskIdOf(i.instance_id) === id)?.instance_id ?? id] = `controls not green: ${reason}`;
-    },
-    importedFrom: { importer: "swe-bench", source: file, source_commit: null, left_out: leftOut },
+  const frozen = await freezeImport(out, options, {
+    total,
+    importer: "swe-bench",
+    source: file,
+    sourceCommit: null,
+    leftOut,
+    nameOf: (id) => instances.find((i) => taskIdOf(i.instance_id) === id)?.instance_id ?? id,
   });
   return { out, pack_hash: frozen.lock.pack_hash, imported: { "swe-bench": Object.keys(frozen.lock.validation.tasks) }, left_out: leftOut };
 }

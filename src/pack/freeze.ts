@@ -64,7 +64,14 @@ export async function freezePack(rootArg: string, options: FreezeOptions): Promi
     const red = validation.tasks.filter((t) => t.status !== "green");
     for (const t of red) {
       const check = t.checks.find((c) => c.status !== "green");
-      options.dropRed(t.task_id, check === undefined ? `controls ${t.status}` : `${check.name} control ${check.status}: expected ${check.expect}, observed ${check.observed.join(", ")}${check.reason === undefined ? "" : ` (${check.reason})`}`);
+      // The oracle's last line of output usually names the cause (a missing tool, no network).
+      const last = check?.log_tail?.split("\n").map((l) => l.trim()).filter((l) => l !== "").at(-1);
+      options.dropRed(
+        t.task_id,
+        check === undefined
+          ? `controls ${t.status}`
+          : `${check.name} control ${check.status}: expected ${check.expect}, observed ${check.observed.join(", ")}${check.reason === undefined ? "" : ` (${check.reason})`}${last === undefined ? "" : `; last output: ${last.slice(0, 200)}`}`,
+      );
       await rm(join(root, "tasks", t.task_id), { recursive: true, force: true });
     }
     const gone = new Set(red.map((t) => `tasks/${t.task_id}/`));
