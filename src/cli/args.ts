@@ -62,6 +62,7 @@ export const FLAG_HELP: Readonly<Record<string, string>> = {
   repos: "a folder of local clones (owner__name, owner/name or name); nothing is fetched",
   env: "a Python environment (virtualenv) copied into the pack's environment/ and used to run the tests",
   languages: "the languages to import, comma-separated (python, javascript)",
+  origin: "where the imported tasks come from: public_web (the default; marked high leakage risk), internal or synthetic",
   "env-from": "an installed copy of examples/environments/jest to copy instead of running npm ci",
 };
 

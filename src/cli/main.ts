@@ -87,7 +87,8 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: importCommand,
     summary:
       "import exercism <source> --out PACK [--languages python,javascript] [--env-from DIR]\n" +
-      "      import swe-bench <instances.jsonl> --repos DIR --out PACK [--env VENV]   existing benchmarks as validated, frozen packs",
+      "      import swe-bench <instances.jsonl> --repos DIR --out PACK [--env VENV]\n" +
+      "      import harbor <tasks-dir> --out PACK [--origin public_web|internal|synthetic]   existing benchmarks as validated, frozen packs",
   },
   probe: { run: probeCommand, summary: "probe [--json]                  which isolation drivers work on this host, and why not" },
   kappa: {
@@ -117,7 +118,7 @@ const EXAMPLES: Record<string, string[]> = {
   perturb: ["benchcard perturb pack --out pack-perturbed --seed 7"],
   "probe-memorization": ["benchcard probe-memorization runs/original runs/perturbed"],
   probe: ["benchcard probe --json"],
-  import: ["benchcard import exercism polyglot-benchmark --out polyglot --languages python,javascript"],
+  import: ["benchcard import exercism polyglot-benchmark --out polyglot --languages python,javascript", "benchcard import harbor my-harbor-tasks --out harbor-pack --origin internal"],
   kappa: ["benchcard kappa grader-a.jsonl grader-b.csv --gate 0.6", "benchcard kappa a.jsonl b.jsonl c.jsonl --level ordinal --scale low,mid,high --bootstrap 2000 --seed 1"],
 };
 

@@ -1,7 +1,9 @@
 import { availableParallelism } from "node:os";
 import type { ExitCode } from "../../core/common/errors.js";
 import { BenchcardError } from "../../core/common/errors.js";
-import { importExercism, type ImportResult } from "../../import/exercism.js";
+import type { ImportResult } from "../../import/common.js";
+import { importExercism } from "../../import/exercism.js";
+import { importHarbor } from "../../import/harbor.js";
 import { importSweBench } from "../../import/swe-bench.js";
 import { selectDriver } from "../../sandbox/select.js";
 import { parseFlags, positiveInt } from "../args.js";
@@ -10,9 +12,10 @@ import type { Io } from "../io.js";
 export async function importCommand(args: readonly string[], io: Io): Promise<ExitCode> {
   const [kind, ...rest] = args;
   if (kind === "swe-bench") return importSweBenchCommand(rest, io);
+  if (kind === "harbor") return importHarborCommand(rest, io);
   if (kind !== "exercism") {
     if (kind === "--help" || kind === "-h") parseFlags("import exercism", ["--help"], IMPORT_FLAGS);
-    throw new BenchcardError("bad_input", `Cannot import "${kind ?? ""}": expected \`benchcard import exercism|swe-bench ...\` (harbor is not importable yet)`);
+    throw new BenchcardError("bad_input", `Cannot import "${kind ?? ""}": expected \`benchcard import exercism|swe-bench|harbor ...\``);
   }
   const { values, positionals } = parseFlags("import exercism", rest, IMPORT_FLAGS);
   if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import exercism <source> --out PACK [--languages python,javascript]`");
@@ -35,7 +38,7 @@ export async function importCommand(args: readonly string[], io: Io): Promise<Ex
 function printImport(result: ImportResult, io: Io, json: boolean): void {
   if (json) io.stdout(JSON.stringify(result, null, 2));
   else {
-    for (const [lang, ids] of Object.entries(result.imported)) io.stdout(`${lang}: ${ids.length} exercise(s) imported, controls green`);
+    for (const [group, ids] of Object.entries(result.imported)) io.stdout(`${group}: ${ids.length} task(s) imported, controls green`);
     for (const [id, why] of Object.entries(result.left_out)) io.stdout(`left out ${id}: ${why}`);
     io.stdout(`pack ${result.out} frozen (pack ${result.pack_hash.slice(0, 12)})`);
   }
@@ -64,6 +67,34 @@ async function importSweBenchCommand(args: readonly string[], io: Io): Promise<E
     env: io.env,
     cwd: io.cwd,
     ...(values.env === undefined ? {} : { envPath: values.env }),
+    ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
+    ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
+  });
+  printImport(result, io, values.json === true);
+  return 0;
+}
+
+async function importHarborCommand(args: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseFlags("import harbor", args, {
+    out: { type: "string" },
+    origin: { type: "string" },
+    repeats: { type: "string" },
+    jobs: { type: "string" },
+    isolation: { type: "string" },
+    json: { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import harbor <tasks-dir> --out PACK [--origin public_web|internal|synthetic]`");
+  const origin = values.origin ?? "public_web";
+  if (origin !== "public_web" && origin !== "internal" && origin !== "synthetic") throw new BenchcardError("bad_input", `Cannot use --origin "${origin}": expected public_web, internal or synthetic`);
+  const result = await importHarbor({
+    source: positionals[0]!,
+    out: values.out,
+    origin,
+    driver: selectDriver(values.isolation),
+    jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
+    env: io.env,
+    cwd: io.cwd,
     ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
     ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
   });
