@@ -82,7 +82,7 @@ interface LedgerRow {
 
 const ledger = async (dir: string) => (await readFile(join(dir, "ledger.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as LedgerRow);
 
-test("import harbor: Harbor task folders become a frozen pack green under bwrap, the workspace at /app and the tests at /tests; tasks that need an image build or whose gold fails are listed; agents cannot forge the reward", async (t) => {
+test("import harbor: Harbor task folders become a frozen pack green under bwrap, the workspace at /app and the tests at /tests; tasks that need an image build or whose gold fails are listed; agents cannot forge the reward, and an early exit is caught where the verifier's pytest is watched", async (t) => {
   if (!requireTool(t, "bwrap") || !requireTool(t, "python3", ["-m", "pytest", "--version"])) return;
   const dir = await tempDir(t);
   const source = join(dir, "tasks");
@@ -95,11 +95,14 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   await cp(join(source, "csv-total"), join(source, "wrong-gold"), { recursive: true });
   await writeFile(join(source, "wrong-gold", "solution", "solve.sh"), "#!/bin/bash\nmkdir -p /app/out\necho 231 > /app/out/total.txt\n");
   await writeFile(join(source, "LICENSE"), "Apache License\nVersion 2.0\n");
+  // A verifier with a conftest.py of its own: benchcard does not add its reporter beside it.
+  await cp(join(source, "fix-word-count"), join(source, "own-conftest"), { recursive: true });
+  await writeFile(join(source, "own-conftest", "tests", "conftest.py"), "# the task's own\n");
   const pack = join(dir, "pack");
   const r = await runCli(["import", "harbor", source, "--out", pack, "--json", "--quiet", "--jobs", "2"]);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
-  assert.deepEqual(result.imported, { harbor: ["csv-total", "fix-word-count"] });
+  assert.deepEqual(result.imported, { harbor: ["csv-total", "fix-word-count", "own-conftest"] });
   assert.deepEqual(Object.keys(result.left_out).sort(), ["needs-packages", "prebuilt", "wrong-gold"]);
   assert.match(result.left_out["needs-packages"]!, /RUN pip install requests==2\.32\.3: building the image needs a container engine/);
   assert.match(result.left_out.prebuilt!, /prebuilt image example\.org\/csv:1/);
@@ -114,8 +117,15 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   assert.ok(existsSync(join(pack, "tasks", "csv-total", "solution", "out", "total.txt")), "and what it added");
   const card = await readFile(join(pack, "benchcard.yaml"), "utf8");
   for (const line of [/license: Apache License \(see LICENSE in tasks\)/, /posture: unchecked/, /oracle_integrity: exit_code/, /python:3\.12-slim-bookworm, ubuntu:24\.04/, /wall_s: 600/]) assert.match(card, line);
-  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as { imported_from: { importer: string; left_out: Record<string, string> } };
+  const lock = JSON.parse(await readFile(join(pack, "benchcard.lock"), "utf8")) as {
+    imported_from: { importer: string; left_out: Record<string, string> };
+    validation: { tasks: Record<string, { expected_tests: string[] | null }> };
+  };
   assert.equal(lock.imported_from.importer, "harbor");
+  // The verifier's pytest was watched at freeze (reporter and witness): its tests are expected from now on.
+  assert.deepEqual(lock.validation.tasks["fix-word-count"]!.expected_tests, ["test_outputs.py::test_sample_file", "test_outputs.py::test_whitespace_runs_and_empty_text"]);
+  assert.equal(lock.validation.tasks["csv-total"]!.expected_tests, null, "a shell verifier has no tests to watch");
+  assert.equal(lock.validation.tasks["own-conftest"]!.expected_tests, null, "a verifier with its own conftest.py is not watched");
   assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["needs-packages", "prebuilt", "wrong-gold"]);
 
   const runs = join(dir, "runs");
@@ -123,10 +133,10 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
     const run = await runCli(["run", pack, "--agent", agent, "--out", runs, "--run-id", id, "--quiet", "--jobs", "2"]);
     assert.equal(run.code, 0, run.stderr);
     const rows = await ledger(join(runs, id));
-    assert.equal(rows.length, 2);
+    assert.equal(rows.length, 3);
     for (const row of rows) {
       assert.equal(row.outcome, outcome, `${agent} ${row.task_id}: ${row.reason}`);
-      assert.equal(row.oracle_integrity, "reward_file");
+      assert.equal(row.oracle_integrity, row.task_id === "fix-word-count" ? "per_test" : "reward_file", row.task_id);
     }
   }
   const report = await runCli(["report", join(runs, "o"), "--json"]);
@@ -159,6 +169,20 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
     assert.match(diff, /b\/ran-at-app/, "the agent ran at /app with BENCHCARD_WORKSPACE=/app");
     assert.doesNotMatch(diff, /saw-tests/, "the hidden tests are not there while the agent runs");
   }
+
+  // Ending the verifier's pytest early with status 0 makes many test.sh files write a reward of 1.
+  // Where the tests are watched, that reward is contradicted (the witness never ran): invalid, not a
+  // pass. Where they are not (the task with its own conftest.py), the reward alone decides: the row
+  // says reward_file, and the report's integrity gate says how many tasks were graded that way.
+  await writeFile(join(agentDir, "exit.sh"), "#!/bin/sh\n[ -f wordcount.py ] && printf 'import os\\nos._exit(0)\\n' > wordcount.py\nexit 0\n", { mode: 0o755 });
+  await writeFile(join(agentDir, "exit.yaml"), `id: exiter\ncommand: [ "sh", "${join(agentDir, "exit.sh")}" ]\nmounts: [ "${agentDir}" ]\n`);
+  const exited = await runCli(["run", pack, "--agent", join(agentDir, "exit.yaml"), "--out", runs, "--run-id", "e", "--quiet", "--jobs", "2"]);
+  assert.equal(exited.code, 0, exited.stderr);
+  const byTask = new Map((await ledger(join(runs, "e"))).map((row) => [row.task_id, row]));
+  assert.equal(byTask.get("fix-word-count")!.outcome, "invalid", byTask.get("fix-word-count")!.reason);
+  assert.match(byTask.get("fix-word-count")!.reason, /the reward is 1, but the witness test never ran/);
+  assert.equal(byTask.get("own-conftest")!.outcome, "pass", "unwatched, a reward file is the verifier's word alone");
+  assert.equal(byTask.get("own-conftest")!.oracle_integrity, "reward_file");
 
   // A planted conftest.py would run inside the verifier's pytest: forbidden, so the attempt is invalid.
   await writeFile(join(agentDir, "plant.sh"), "#!/bin/sh\necho 'import os' > conftest.py\nexit 0\n", { mode: 0o755 });

@@ -1,11 +1,12 @@
 import { environmentAccess } from "../sandbox/environment.js";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { listTreeSync } from "../sandbox/tree.js";
+import { dirname, join } from "node:path";
 import { judgeTestRun, type TestVerdict } from "../core/oracle/judge.js";
 import { isPerTest, parseTestReport, type PerTestRunner, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
-import { judgeReward, LOGS_DIR, type RewardVerdict } from "../core/oracle/reward.js";
-import { makeSentinel, sentinelSource, sentinelTarget, type Sentinel } from "../core/oracle/sentinel.js";
+import { judgeObservedReward, judgeReward, LOGS_DIR, type RewardVerdict } from "../core/oracle/reward.js";
+import { findSentinel, makeSentinel, sentinelSource, sentinelTarget, witnessSource, type Sentinel } from "../core/oracle/sentinel.js";
 import { readAgentFile } from "../sandbox/agent-file.js";
 import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
 import { NODE_REPORTER, NODE_REPORTER_FILE, PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE } from "./support.js";
@@ -41,6 +42,13 @@ export interface OracleRequest {
   workspaceAt?: string;
   /** hidden/, copied outside the workspace, and where it appears read-only (sandbox_paths.hidden). */
   hiddenAt?: { source: string; target: string };
+  /**
+   * Runner reward-file with hidden/ shown apart: also watch the verifier's pytest (benchcard's
+   * reporter from a conftest.py beside the first pytest file, and a witness test in it). With
+   * `expected` null (validation) the tests seen are returned; with expected tests the reward
+   * must agree with them.
+   */
+  observe?: boolean;
 }
 
 export interface OracleResult {
@@ -48,6 +56,8 @@ export interface OracleResult {
   integrity: "per_test" | "exit_code_only" | "reward_file";
   /** What the reward the oracle wrote says (runner reward-file). */
   reward?: RewardVerdict;
+  /** Runner reward-file, observed: the witness test added to the verifier's pytest file. */
+  witness?: Sentinel;
   /** Why the oracle could not be set up or started by benchcard (the harness's fault). */
   harnessError?: string;
   tests?: TestVerdict;
@@ -89,7 +99,14 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
   let sentinel: Sentinel | undefined;
   // A Harbor verifier writes its reward into /logs/verifier: a fresh folder for each run.
   const logs = join(request.scratch, "logs");
-  if (request.runner === "reward-file") mkdirSync(join(logs, "verifier"), { recursive: true });
+  let witness: Sentinel | undefined;
+  if (request.runner === "reward-file") {
+    mkdirSync(join(logs, "verifier"), { recursive: true });
+    if (request.observe === true && request.hiddenAt !== undefined) {
+      const hex = request.randomHex ?? ((n: number) => randomBytes(n).toString("hex"));
+      witness = plantWitness(request.hiddenAt.source, reportFile, hex);
+    }
+  }
   if (isPerTest(request.runner)) {
     const target = sentinelTarget(request.runner, request.hiddenFiles);
     if (target === null) {
@@ -138,7 +155,18 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
     const reward: RewardVerdict = refused === undefined || refused === null
       ? judgeReward({ txt: txt!.text ?? null, json: json!.text ?? null }, exec.timedOut)
       : { verdict: "fail", value: null, reason: refused };
-    return { exec, integrity: weak, reward };
+    if (witness === undefined) {
+      if (request.observe === true && request.expected !== null) return { exec, integrity: weak, reward, harnessError: "the verifier's tests were observed at freeze, but benchcard could not set up its reporter now" };
+      return { exec, integrity: weak, reward };
+    }
+    const report = readReport(reportFile);
+    if (request.expected === null) {
+      // Validation: the tests this run showed count only when the witness shows the run was whole.
+      const whole = report.ok && findSentinel(witness, report.tests)?.outcome === "passed";
+      return { exec, integrity: weak, reward, witness, sentinel: witness, ...(whole && report.ok ? { results: report.tests } : {}) };
+    }
+    const tests = judgeObservedReward(reward, { report, witness, expected: request.expected });
+    return { exec, integrity: "per_test", reward, witness, sentinel: witness, tests, ...(report.ok ? { results: report.tests } : {}) };
   }
   if (sentinel === undefined) return { exec, integrity: weak };
   const report = readReport(reportFile);
@@ -153,6 +181,26 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
     expected: request.expected,
   });
   return { exec, integrity: "per_test", tests, sentinel, ...(report.ok ? { results: report.tests } : {}) };
+}
+
+/**
+ * Adds the witness to the first pytest file of a hidden/ copy shown apart (the verifier's own
+ * tests), and benchcard's reporter as a conftest.py beside it, writing to `reportFile` (named in
+ * the file, so no variable has to reach pytest through the verifier's script). A folder that has
+ * its own conftest.py is left alone: the task is then graded by its reward only.
+ */
+function plantWitness(hidden: string, reportFile: string, hex: (bytes: number) => string): Sentinel | undefined {
+  const target = sentinelTarget("pytest", listTreeSync(hidden));
+  if (target === null) return undefined;
+  const conftest = join(hidden, dirname(target), "conftest.py");
+  if (existsSync(conftest)) return undefined;
+  const witness = makeSentinel(target, hex(8), hex(16));
+  const path = join(hidden, target);
+  if (!lstatSync(path).isFile()) throw new Error(`Cannot add the witness: ${target} is not a regular file`);
+  appendFileSync(path, witnessSource(witness));
+  writeFileSync(conftest, PYTEST_PLUGIN.replace('os.environ.get("BENCHCARD_TEST_REPORT")', JSON.stringify(reportFile)));
+  writeFileSync(reportFile, "");
+  return witness;
 }
 
 function readReport(path: string): { ok: true; tests: TestResult[] } | { ok: false; reason: string } {

@@ -144,7 +144,8 @@ async function validateTask(
     checks.push(evidence);
     // The tests a pass must show: those the passing control ran; for a task that must never
     // pass, every test its empty patch ran.
-    if (isPerTest(runner) && idSets[0] !== undefined && (plan.expect === "pass" || expected === null)) {
+    // A reward-file task's tests count when its passing control showed them whole (with the witness).
+    if (idSets[0] !== undefined && (isPerTest(runner) ? plan.expect === "pass" || expected === null : runner === "reward-file" && plan.expect === "pass")) {
       expected = idSets[0] === "" ? [] : idSets[0].split("\n");
     }
   }
@@ -221,6 +222,7 @@ async function runOracle(
       hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
       ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
       ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
+      observe: runner === "reward-file",
       expected: null,
       environment: packEnvironment(task.dir),
       ...(options.randomHex === undefined ? {} : { randomHex: options.randomHex }),

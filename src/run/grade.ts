@@ -48,6 +48,8 @@ export async function gradeTree(o: {
   const laid = hashFilesSync(hiddenRoot, hiddenFiles);
   if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { hiddenIntact: false };
   const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
+  // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
+  const expected = o.lock.validation.tasks[o.task.task.id]?.expected_tests ?? null;
   const oracle = await runOracle({
     driver: o.driver,
     runner,
@@ -63,8 +65,9 @@ export async function gradeTree(o: {
     hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
     ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
     ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
-    // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
-    expected: o.lock.validation.tasks[o.task.task.id]?.expected_tests ?? null,
+    expected,
+    // A reward-file task whose tests were seen at freeze is watched the same way now.
+    observe: runner === "reward-file" && expected !== null,
     environment: packEnvironment(o.task.dir),
     ...(o.marker === undefined ? {} : { marker: o.marker }),
     ...(o.randomHex === undefined ? {} : { randomHex: o.randomHex }),

@@ -20,7 +20,7 @@ export interface TestRunFacts {
   expected: readonly string[] | null;
 }
 
-export type SentinelState = "failed as planted" | "missing" | "passed" | "wrong message" | "not checked";
+export type SentinelState = "failed as planted" | "missing" | "passed" | "wrong message" | "not checked" | "witness passed" | "witness failed";
 
 export interface TestSummary {
   total: number;

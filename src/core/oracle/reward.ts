@@ -6,6 +6,9 @@
  * process runs the agent's code and can write that folder, so a reward is the oracle's own
  * word, like an exit status: rows graded this way say so. Pure.
  */
+import type { TestSummary, TestVerdict } from "./judge.js";
+import type { TestResult } from "./runner.js";
+import { findSentinel, type Sentinel } from "./sentinel.js";
 
 export const REWARD_FILES = ["reward.txt", "reward.json"] as const;
 
@@ -51,4 +54,43 @@ export function judgeReward(files: { txt: string | null; json: string | null }, 
   } else return fail(`the oracle wrote no reward (${REWARD_FILES.join(" or ")} in ${REWARD_DIR})`);
   if (!Number.isFinite(value)) return fail("the reward is not a finite number");
   return value === 1 ? { verdict: "pass", value, reason: "reward 1" } : fail(`reward ${value}; only 1 passes`, value);
+}
+
+/**
+ * A reward checked against what pytest showed inside the verifier (benchcard's reporter, loaded
+ * from a conftest.py beside the hidden tests, and a witness test): used for tasks whose gold run
+ * showed the witness and the tests, whose ids the lock then holds as expected. A reward of 1 passes
+ * only when the report shows the witness passed and every expected test present and passed; a
+ * reward of 1 that the tests contradict (a run cut short by an early exit with status 0, a report
+ * missing or written over) is tampering. A reward below 1 fails as it is.
+ */
+export function judgeObservedReward(
+  reward: RewardVerdict,
+  observed: { report: { ok: true; tests: TestResult[] } | { ok: false; reason: string }; witness: Sentinel; expected: readonly string[] },
+): TestVerdict {
+  const summary: TestSummary = { total: 0, passed: 0, failed: [], skipped: [], missing: [], extra_failing: [], sentinel: "not checked", counts_check: "not checked: the verifier's reward decides" };
+  const out = (verdict: TestVerdict["verdict"], reason: string): TestVerdict => ({ verdict, reason, summary });
+  const tests = observed.report.ok ? observed.report.tests : [];
+  const witness = findSentinel(observed.witness, tests);
+  const others = tests.filter((t) => t !== witness);
+  const byId = new Map(others.map((t) => [t.id, t]));
+  const missing = observed.expected.filter((id) => !byId.has(id));
+  const notPassed = observed.expected.filter((id) => byId.has(id) && byId.get(id)!.outcome !== "passed");
+  summary.total = others.length;
+  summary.passed = others.filter((t) => t.outcome === "passed").length;
+  summary.failed = others.filter((t) => t.outcome === "failed" || t.outcome === "error").map((t) => t.id).slice(0, 20);
+  summary.skipped = others.filter((t) => t.outcome === "skipped").map((t) => t.id).slice(0, 20);
+  summary.missing = missing.slice(0, 20);
+  // The witness passes when sound; its failing means the assertions were changed.
+  summary.sentinel = witness === undefined ? "missing" : witness.outcome === "passed" ? "witness passed" : "witness failed";
+  if (reward.verdict === "fail") return out("fail", reward.reason);
+  if (!observed.report.ok) return out("tampered", `the test run was tampered with: the reward is 1, but the verifier's pytest wrote no per-test report (${observed.report.reason})`);
+  if (witness === undefined) return out("tampered", "the test run was tampered with: the reward is 1, but the witness test never ran (the test run was cut short)");
+  if (witness.outcome !== "passed") return out("tampered", `the test run was tampered with: the witness test ${witness.outcome} (${JSON.stringify(witness.message.slice(0, 200))})`);
+  const problems = [
+    missing.length > 0 ? `${missing.length} expected test(s) missing: ${missing.slice(0, 5).join(", ")}` : "",
+    notPassed.length > 0 ? `${notPassed.length} expected test(s) did not pass: ${notPassed.slice(0, 5).join(", ")}` : "",
+  ].filter(Boolean);
+  if (problems.length > 0) return out("tampered", `the test run was tampered with: the reward is 1, but ${problems.join("; ")}`);
+  return out("pass", `reward 1, and all ${observed.expected.length} expected test(s) passed`);
 }

@@ -32,14 +32,8 @@ export function sentinelTarget(runner: RunnerKind, hiddenFiles: readonly string[
   return [...hiddenFiles].sort().find((f) => pattern.test(f)) ?? null;
 }
 
-/** The text appended to the hidden file. `existing` tells an ES module from a CommonJS one. */
-export function sentinelSource(runner: RunnerKind, sentinel: Sentinel, existing: string): string {
-  const msg = JSON.stringify(sentinel.message);
-  if (runner === "pytest") {
-    return `
-
-def ${sentinel.name}():
-    import unittest as _bc_unittest
+/** Calls the assertion functions pytest tests use and counts those that did not fail (in _bc_silent). */
+const PY_ASSERTION_CHECKS = `    import unittest as _bc_unittest
     import pytest as _bc_pytest
 
     def _bc_plain():
@@ -64,7 +58,32 @@ def ${sentinel.name}():
             _bc_check()
             _bc_silent += 1
         except BaseException:
-            pass
+            pass`;
+
+/**
+ * The passing twin of the sentinel, for a verifier whose own verdict (a reward) comes from
+ * pytest's exit status: a failing test there would fail every run. The witness has a fresh
+ * random name, checks the same assertions, and passes only when every one of them failed; the
+ * report must show it passed, so a run cut short (an early exit with status 0) shows.
+ */
+export function witnessSource(witness: Sentinel): string {
+  return `
+
+def ${witness.name}():
+${PY_ASSERTION_CHECKS}
+    if _bc_silent:
+        raise AssertionError("benchcard witness: %d assertion(s) did not fail" % _bc_silent)
+`;
+}
+
+/** The text appended to the hidden file. `existing` tells an ES module from a CommonJS one. */
+export function sentinelSource(runner: RunnerKind, sentinel: Sentinel, existing: string): string {
+  const msg = JSON.stringify(sentinel.message);
+  if (runner === "pytest") {
+    return `
+
+def ${sentinel.name}():
+${PY_ASSERTION_CHECKS}
     raise AssertionError(${msg} if _bc_silent == 0 else "benchcard sentinel: %d assertion(s) did not fail" % _bc_silent)
 `;
   }
