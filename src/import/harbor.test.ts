@@ -191,6 +191,12 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   assert.equal(planted.code, 0, planted.stderr);
   for (const row of await ledger(join(runs, "p"))) assert.equal(row.outcome, "invalid", `${row.task_id}: ${row.reason}`);
 
+  // When nothing can be imported, every task is named with its reason, and the exit is 3.
+  const none = await runCli(["import", "harbor", join(source, "needs-packages"), "--out", join(dir, "none"), "--quiet"]);
+  assert.equal(none.code, 3, none.stderr);
+  assert.match(none.stderr, /none of the 1 Harbor task folder\(s\)/);
+  assert.match(none.stderr, /needs-packages.*RUN pip install requests==2\.32\.3/);
+
   // Harbor tasks need bwrap: the process driver is refused before any attempt runs.
   const proc = await runCli(["run", pack, "--agent", "oracle", "--out", runs, "--run-id", "proc", "--isolation", "process", "--quiet"]);
   assert.notEqual(proc.code, 0);

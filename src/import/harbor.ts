@@ -239,6 +239,7 @@ export async function importHarbor(options: HarborOptions): Promise<ImportResult
     ? [source]
     : (await readdir(source, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => join(source, e.name)).sort();
   const leftOut: Record<string, string> = {};
+  const folderOf = new Map<string, string>();
   const imported = new Map<string, Imported>();
   await mkdir(join(out, "tasks"), { recursive: true });
   for (const folder of folders) {
@@ -248,6 +249,7 @@ export async function importHarbor(options: HarborOptions): Promise<ImportResult
       leftOut[name] = imported.has(id) ? `its id "${id}" is taken by another task` : "its name cannot be made a task id";
       continue;
     }
+    folderOf.set(id, folder);
     const dest = join(out, "tasks", id);
     const why = await importTask(folder, id, dest, options);
     if (typeof why === "string") {
@@ -255,7 +257,13 @@ export async function importHarbor(options: HarborOptions): Promise<ImportResult
       await rm(dest, { recursive: true, force: true });
     } else imported.set(id, why);
   }
-  if (imported.size === 0) throw new BenchcardError("refused", `Cannot import: no Harbor task could be imported (${Object.entries(leftOut).map(([k, v]) => `${k}: ${v}`).join("; ") || "no task folders"})`);
+  if (imported.size === 0) {
+    throw new BenchcardError(
+      "refused",
+      `Cannot import: none of the ${folders.length} Harbor task folder(s) under ${source} could be imported`,
+      Object.entries(leftOut).map(([task, why]) => ({ code: "not_imported", file: folderOf.get(task) ?? join(source, task), path: "", message: why })),
+    );
+  }
   const commit = sourceCommit(source);
   const strata = [...new Set([...imported.values()].map((t) => t.difficulty))].sort();
   const bases = [...new Set([...imported.values()].map((t) => t.base))].sort();
@@ -306,7 +314,6 @@ async function importTask(folder: string, id: string, dest: string, options: Har
   const instruction = await read("instruction.md");
   if (instruction === null || instruction.trim() === "") return "no instruction.md";
   if (!existsSync(join(folder, "tests", "test.sh"))) return "no tests/test.sh";
-  if (!existsSync(join(folder, "solution", "solve.sh"))) return "no solution/solve.sh: no gold to validate the task against";
   for (const compose of ["docker-compose.yaml", "docker-compose.yml"]) {
     if (existsSync(join(folder, "environment", compose))) return `environment/${compose} runs services, which need a container engine`;
   }
@@ -314,6 +321,7 @@ async function importTask(folder: string, id: string, dest: string, options: Har
   if (dockerfile === null) return "no environment/Dockerfile";
   const image = readDockerfile(dockerfile);
   if (typeof image === "string") return `environment/Dockerfile ${image}`;
+  if (!existsSync(join(folder, "solution", "solve.sh"))) return "no solution/solve.sh: no gold to validate the task against";
   const repo = join(dest, "repo");
   await mkdir(repo, { recursive: true });
   // A pack's hash covers files, not folders: each folder the image makes holds an empty .keep.
