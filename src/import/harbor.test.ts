@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { appendFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import test from "node:test";
 import { REPO_ROOT, requireTool, runCli, tempDir } from "../testing/helpers.js";
@@ -95,6 +95,16 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   await cp(join(source, "csv-total"), join(source, "wrong-gold"), { recursive: true });
   await writeFile(join(source, "wrong-gold", "solution", "solve.sh"), "#!/bin/bash\nmkdir -p /app/out\necho 231 > /app/out/total.txt\n");
   await writeFile(join(source, "LICENSE"), "Apache License\nVersion 2.0\n");
+  // Two that would pull host files into the pack through symbolic links.
+  await writeFile(join(dir, "host-secret.txt"), "not for the pack\n");
+  await mkdir(join(dir, "host-data"));
+  await writeFile(join(dir, "host-data", "sample.txt"), "not for the pack\n");
+  await cp(join(source, "fix-word-count"), join(source, "linked-data"), { recursive: true });
+  await rm(join(source, "linked-data", "environment", "data"), { recursive: true });
+  await symlink(join(dir, "host-data"), join(source, "linked-data", "environment", "data"));
+  await cp(join(source, "csv-total"), join(source, "linked-prompt"), { recursive: true });
+  await rm(join(source, "linked-prompt", "instruction.md"));
+  await symlink(join(dir, "host-secret.txt"), join(source, "linked-prompt", "instruction.md"));
   // A verifier with a conftest.py of its own: benchcard does not add its reporter beside it.
   await cp(join(source, "fix-word-count"), join(source, "own-conftest"), { recursive: true });
   await writeFile(join(source, "own-conftest", "tests", "conftest.py"), "# the task's own\n");
@@ -103,7 +113,9 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const result = JSON.parse(r.stdout) as { imported: Record<string, string[]>; left_out: Record<string, string> };
   assert.deepEqual(result.imported, { harbor: ["csv-total", "fix-word-count", "own-conftest"] });
-  assert.deepEqual(Object.keys(result.left_out).sort(), ["needs-packages", "prebuilt", "wrong-gold"]);
+  assert.deepEqual(Object.keys(result.left_out).sort(), ["linked-data", "linked-prompt", "needs-packages", "prebuilt", "wrong-gold"]);
+  assert.match(result.left_out["linked-data"]!, /copies data, which leads out of environment\/ through a symbolic link/);
+  assert.match(result.left_out["linked-prompt"]!, /instruction\.md is a symbolic link/);
   assert.match(result.left_out["needs-packages"]!, /RUN pip install requests==2\.32\.3: building the image needs a container engine/);
   assert.match(result.left_out.prebuilt!, /prebuilt image example\.org\/csv:1/);
   assert.match(result.left_out["wrong-gold"]!, /^controls not green: gold control red: expected pass, observed fail.*reward 0; only 1 passes/);
@@ -126,7 +138,7 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   assert.deepEqual(lock.validation.tasks["fix-word-count"]!.expected_tests, ["test_outputs.py::test_sample_file", "test_outputs.py::test_whitespace_runs_and_empty_text"]);
   assert.equal(lock.validation.tasks["csv-total"]!.expected_tests, null, "a shell verifier has no tests to watch");
   assert.equal(lock.validation.tasks["own-conftest"]!.expected_tests, null, "a verifier with its own conftest.py is not watched");
-  assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["needs-packages", "prebuilt", "wrong-gold"]);
+  assert.deepEqual(Object.keys(lock.imported_from.left_out).sort(), ["linked-data", "linked-prompt", "needs-packages", "prebuilt", "wrong-gold"]);
 
   const runs = join(dir, "runs");
   for (const [agent, id, outcome] of [["oracle", "o", "pass"], ["nop", "n", "fail"]] as const) {

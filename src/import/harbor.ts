@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { chmod, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -306,6 +306,9 @@ export async function importHarbor(options: HarborOptions): Promise<ImportResult
 
 /** One task folder into tasks/<id>, or why not. */
 async function importTask(folder: string, id: string, dest: string, options: HarborOptions): Promise<Imported | string> {
+  // A task folder is data from elsewhere: a link could pull a host file into the pack.
+  const linked = ["task.toml", "instruction.md", "environment", "environment/Dockerfile", "tests", "solution", "solution/solve.sh"].find((rel) => isLink(join(folder, rel)));
+  if (linked !== undefined) return `${linked} is a symbolic link`;
   const read = (rel: string) => readFile(join(folder, rel), "utf8").catch(() => null);
   const tomlText = await read("task.toml");
   if (tomlText === null) return "no task.toml";
@@ -332,6 +335,8 @@ async function importTask(folder: string, id: string, dest: string, options: Har
   for (const copy of image.copies) {
     const from = join(folder, "environment", copy.from);
     if (!existsSync(from)) return `environment/Dockerfile copies ${copy.from}, which is not in environment/`;
+    const inside = realpathSync(join(folder, "environment"));
+    if (!realpathSync(from).startsWith(`${inside}/`)) return `environment/Dockerfile copies ${copy.from}, which leads out of environment/ through a symbolic link`;
     const isDir = lstatSync(from).isDirectory();
     // Docker copies a folder's contents; a file into a folder (dest ending in /) keeps its name.
     const to = isDir ? join(repo, copy.to) : copy.to.endsWith("/") || copy.to === "" ? join(repo, copy.to, basename(copy.from)) : join(repo, copy.to);
@@ -405,6 +410,14 @@ async function goldFromSolve(folder: string, repo: string, solution: string, wor
     return null;
   } finally {
     await scratch.dispose();
+  }
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
