@@ -427,13 +427,12 @@ function sameFile(a: string, b: string): boolean {
   return (x.mode & 0o111) === (y.mode & 0o111) && readFileSync(a).equals(readFileSync(b));
 }
 
-/** The sandbox user (when the harness is root) must read the solution it runs. */
+/** The sandbox user (when the harness is root) must read the solution it runs: folders 0755, files readable. */
 async function readable(dir: string): Promise<void> {
   await chmod(dir, 0o755);
-  for (const rel of listTreeSync(dir)) {
-    const path = join(dir, rel);
-    if (lstatSync(path).isSymbolicLink()) continue;
-    await chmod(path, lstatSync(path).mode | 0o444);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+    if (entry.isDirectory()) await chmod(path, 0o755);
+    else if (entry.isFile()) await chmod(path, lstatSync(path).mode | 0o444);
   }
-  for (const rel of listTreeSync(dir).map((r) => dirname(r)).filter((d) => d !== ".")) await chmod(join(dir, rel), 0o755);
 }
