@@ -203,6 +203,17 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   assert.equal(planted.code, 0, planted.stderr);
   for (const row of await ledger(join(runs, "p"))) assert.equal(row.outcome, "invalid", `${row.task_id}: ${row.reason}`);
 
+  // A person at the keyboard works in a folder of their own; they are told it stands for /app.
+  const session = await runCli(["session", "start", pack, "--task", "csv-total", "--role", "human", "--out", join(dir, "human")]);
+  assert.equal(session.code, 0, session.stderr);
+  assert.match(session.stdout, /work in: .*workspace {2}\(the prompt calls it \/app; the grader runs it there\)/);
+  const work = join(dir, "human", "sessions", "csv-total", "workspace");
+  await mkdir(join(work, "out"));
+  await writeFile(join(work, "out", "total.txt"), "230\n");
+  const stop = await runCli(["session", "stop", join(dir, "human", "sessions", "csv-total"), "--steers", "0"]);
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.deepEqual((await ledger(join(dir, "human"))).map((row) => row.outcome), ["pass"]);
+
   // When nothing can be imported, every task is named with its reason, and the exit is 3.
   const none = await runCli(["import", "harbor", join(source, "needs-packages"), "--out", join(dir, "none"), "--quiet"]);
   assert.equal(none.code, 3, none.stderr);

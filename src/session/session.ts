@@ -46,7 +46,14 @@ export interface SessionRecord {
   stopped_at: string | null;
 }
 
-export async function startSession(options: { pack: string; task: string; out: string; cwd: string; env: NodeJS.ProcessEnv; now: () => Date }): Promise<{ dir: string; record: SessionRecord; prompt: string; workspace: string }> {
+export async function startSession(options: {
+  pack: string;
+  task: string;
+  out: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+}): Promise<{ dir: string; record: SessionRecord; prompt: string; workspace: string; workspaceAt: string | null }> {
   const packRoot = resolve(options.cwd, options.pack);
   const { pack, lock } = await openFrozenPack(packRoot);
   const task = pack.tasks.find((t) => t.task.id === options.task);
@@ -103,7 +110,14 @@ export async function startSession(options: { pack: string; task: string; out: s
     stopped_at: null,
   };
   await writeFileAtomic(join(dir, SESSION_FILE), `${JSON.stringify(record, null, 2)}\n`);
-  return { dir, record, prompt: await readFile(join(dir, "prompt.md"), "utf8"), workspace: join(dir, "workspace") };
+  return {
+    dir,
+    record,
+    prompt: await readFile(join(dir, "prompt.md"), "utf8"),
+    workspace: join(dir, "workspace"),
+    // A task whose prompt and scripts name a place inside the sandbox (a Harbor task's /app).
+    workspaceAt: task.task.sandbox_paths?.workspace ?? null,
+  };
 }
 
 async function readSession(dir: string): Promise<SessionRecord> {

@@ -16,7 +16,7 @@ export async function sessionCommand(args: readonly string[], io: Io): Promise<E
     if (values.role !== undefined && values.role !== "human") throw new BenchcardError("bad_input", `Cannot start a session with --role "${values.role}": expected human`);
     const s = await startSession({ pack: positionals[0]!, task: values.task, out: values.out, cwd: io.cwd, env: io.env, now });
     io.stdout(`session for task ${s.record.task_id} started at ${s.record.started_at}`);
-    io.stdout(`work in:   ${s.workspace}`);
+    io.stdout(`work in:   ${s.workspace}${s.workspaceAt === null ? "" : `  (the prompt calls it ${s.workspaceAt}; the grader runs it there)`}`);
     io.stdout(`deadline:  ${new Date(s.record.deadline_epoch_s * 1000).toISOString()} (the card's wall clock; work after it is not scored)`);
     io.stdout(`visible:   ${s.record.visible_command === null ? "no visible tests" : `${s.record.visible_command}  (run it with: benchcard session check ${s.dir})`}`);
     io.stdout(`stop with: benchcard session stop ${s.dir} --steers N`);
