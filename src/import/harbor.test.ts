@@ -210,6 +210,13 @@ test("import harbor: Harbor task folders become a frozen pack green under bwrap,
   const work = join(dir, "human", "sessions", "csv-total", "workspace");
   await mkdir(join(work, "out"));
   await writeFile(join(work, "out", "total.txt"), "230\n");
+  // hidden/ never enters this workspace, so a file at its path here (tests/test.sh) is the person's own.
+  await mkdir(join(work, "tests"));
+  await writeFile(join(work, "tests", "test.sh"), "echo mine\n");
+  const refused = await runCli(["session", "stop", join(dir, "human", "sessions", "csv-total"), "--steers", "0", "--isolation", "process"]);
+  assert.equal(refused.code, 3, refused.stderr);
+  assert.match(refused.stderr, /only bwrap can do/);
+  assert.doesNotMatch(refused.stderr, /internal error/);
   const stop = await runCli(["session", "stop", join(dir, "human", "sessions", "csv-total"), "--steers", "0"]);
   assert.equal(stop.code, 0, stop.stderr);
   assert.deepEqual((await ledger(join(dir, "human"))).map((row) => row.outcome), ["pass"]);

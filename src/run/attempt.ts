@@ -3,7 +3,7 @@ import { environmentAccess, packEnvironment } from "../sandbox/environment.js";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { effectiveNetwork, expandCommand, expandMounts } from "../core/attempt/agent.js";
-import { oracleFor, type Fences } from "../core/pack/card.js";
+import { oracleFor, type Fences, type Task } from "../core/pack/card.js";
 import type { FileEntry } from "../core/pack/digest.js";
 import { BenchcardError } from "../core/common/errors.js";
 import type { Row } from "../core/attempt/ledger-row.js";
@@ -213,9 +213,6 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
 
     const diff = await diffWorkspace(workspace, [join(task.dir, "repo"), join(task.dir, "visible")], baseline);
     await writeFile(join(artifacts, "diff.patch"), diff.patch);
-    const hidden = ctx.files.get(attempt.task_id)?.hidden ?? {};
-    // hidden/ shown elsewhere (sandbox_paths.hidden) never enters the workspace: no path there is its.
-    const hiddenFiles = task.task.sandbox_paths?.hidden === undefined ? Object.keys(hidden) : [];
     const shadowing = findShadowing(diff.changes, new Set(diff.present));
     const hostile = [
       ...diff.hostile,
@@ -224,8 +221,7 @@ async function attemptRow(ctx: RunContext, task: LoadedTask, attempt: ScheduledA
       ...(disarmed.limit === null ? [] : [`the workspace has ${disarmed.limit}`]),
     ];
     const violations = findViolations(diff.changes, { ...diff, shadowing, hostile }, {
-      hiddenFiles,
-      hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)),
+      ...hiddenRules(task.task, ctx.files.get(attempt.task_id)?.hidden ?? {}, baseline),
       forbidden: card.contract.forbidden_paths,
       fences,
       maxPatchBytes: card.contract.max_patch_bytes,
@@ -448,6 +444,16 @@ async function runAgent(ctx: RunContext, task: LoadedTask, paths: AgentPaths): P
     );
   }
   return { result, gateway };
+}
+
+/**
+ * What of hidden/ the agent may not touch in the workspace: its paths and the folders only it
+ * brings; nothing when the task shows hidden/ elsewhere (sandbox_paths.hidden), since then it
+ * never enters the workspace.
+ */
+export function hiddenRules(task: Task, hidden: Readonly<Record<string, unknown>>, baseline: Readonly<Record<string, unknown>>): { hiddenFiles: string[]; hiddenDirs: string[] } {
+  const hiddenFiles = task.sandbox_paths?.hidden === undefined ? Object.keys(hidden) : [];
+  return { hiddenFiles, hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)) };
 }
 
 /** Folders that only hidden/ brings: the agent may create nothing inside them. */

@@ -7,6 +7,7 @@ import { classify } from "../core/attempt/outcome.js";
 import { finalRows } from "../core/attempt/schedule.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { writeFileAtomic } from "../pack/lockfile.js";
+import { requireSandboxPaths } from "../pack/validate.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { createScratch, layTree } from "../sandbox/workspace.js";
 import { indexLock, LOG_CAP_BYTES, type TaskFiles } from "./attempt.js";
@@ -41,6 +42,7 @@ export async function regradeRun(options: {
   const old = await locatePack(runDir, record);
   const oldPack = await openFrozenPack(old.root);
   const fresh = await openFrozenPack(resolve(options.cwd, options.pack));
+  requireSandboxPaths(fresh.pack, options.driver);
   const rules = (c: typeof oldPack.pack.card) => ({ contract: c.contract, policy: c.policy, controls: c.controls, envelope: c.envelope });
   const changed = (["contract", "policy", "controls", "envelope"] as const).filter((k) => canonicalJson(rules(oldPack.pack.card)[k]) !== canonicalJson(rules(fresh.pack.card)[k]));
   if (changed.length > 0) {

@@ -4,6 +4,7 @@ import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "
 import type { Readable } from "node:stream";
 import type { ExecRequest, ExecResult, SandboxDriver } from "./driver.js";
 import { handOver, type SandboxUser } from "./identity.js";
+import { BenchcardError } from "../core/common/errors.js";
 
 /**
  * Runs the child as an ordinary process in a group of its own, with a clean environment.
@@ -22,7 +23,7 @@ export class ProcessDriver implements SandboxDriver {
   async exec(request: ExecRequest): Promise<ExecResult> {
     if (request.workspaceAt !== undefined || (request.binds ?? []).length > 0) {
       // Without namespaces nothing can appear at another path: refuse rather than run elsewhere.
-      throw new Error(`Cannot show the workspace at ${request.workspaceAt ?? request.binds![0]!.target} without bwrap: this task needs --isolation bwrap`);
+      throw new BenchcardError("refused", `Cannot show a folder at ${request.workspaceAt ?? request.binds![0]!.target} without bwrap: this task needs --isolation bwrap`);
     }
     const user = this.options.asIs ? null : (this.options.user ?? null);
     if (user !== null) handOver(request, user);

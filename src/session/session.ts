@@ -9,12 +9,13 @@ import { describeViolations, findViolations } from "../core/attempt/tamper.js";
 import { BenchcardError } from "../core/common/errors.js";
 import { findShadowing } from "../core/oracle/shadow.js";
 import type { Fences } from "../core/pack/card.js";
+import { requireSandboxPaths } from "../pack/validate.js";
 import type { OracleResult } from "../oracle/run-oracle.js";
 import { writeFileAtomic } from "../pack/lockfile.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
 import { listTree } from "../sandbox/tree.js";
 import { cleanEnv, layTree } from "../sandbox/workspace.js";
-import { hiddenOnlyDirs, indexLock, LOG_CAP_BYTES } from "../run/attempt.js";
+import { hiddenRules, indexLock, LOG_CAP_BYTES } from "../run/attempt.js";
 import { readEnvironment } from "../run/environment.js";
 import { gradeTree } from "../run/grade.js";
 import { LedgerWriter, readLedger } from "../run/ledger.js";
@@ -159,6 +160,7 @@ export async function stopSession(options: { dir: string; steers: number; notes?
   const late = stopped.getTime() / 1000 > session.deadline_epoch_s;
   const { pack, lock } = await openFrozenPack(session.pack);
   if (lock.pack_hash !== session.pack_hash) throw new BenchcardError("drift", `Cannot score "${dir}": the pack changed since the session started`);
+  requireSandboxPaths(pack, options.driver);
   const task = pack.tasks.find((t) => t.task.id === session.task_id)!;
   const files = indexLock(lock).get(task.task.id)!;
   const baseline = { ...files.repo, ...files.visible };
@@ -171,11 +173,9 @@ export async function stopSession(options: { dir: string; steers: number; notes?
   const diff = await diffWorkspace(scored, sources, baseline);
   await writeFile(join(dir, "diff.patch"), diff.patch);
   const card = pack.card;
-  const hiddenFiles = Object.keys(files.hidden);
   const fences: Fences = task.task.fences ?? card.contract.fences ?? {};
   const violations = findViolations(diff.changes, { ...diff, shadowing: findShadowing(diff.changes, new Set(diff.present)), hostile: diff.hostile }, {
-    hiddenFiles,
-    hiddenDirs: hiddenOnlyDirs(hiddenFiles, Object.keys(baseline)),
+    ...hiddenRules(task.task, files.hidden, baseline),
     forbidden: card.contract.forbidden_paths,
     fences,
     maxPatchBytes: card.contract.max_patch_bytes,
