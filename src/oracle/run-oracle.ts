@@ -5,9 +5,11 @@ import { listTreeSync } from "../sandbox/tree.js";
 import { dirname, join } from "node:path";
 import { judgeTestRun, type TestVerdict } from "../core/oracle/judge.js";
 import { isPerTest, parseTestReport, type PerTestRunner, type RunnerKind, type TestResult } from "../core/oracle/runner.js";
-import { judgeObservedReward, judgeReward, LOGS_DIR, type RewardVerdict } from "../core/oracle/reward.js";
+import { judgeObservedReward, judgeReward, LOGS_DIR, REWARD_FILES, type RewardVerdict } from "../core/oracle/reward.js";
 import { findSentinel, makeSentinel, sentinelSource, sentinelTarget, witnessSource, type Sentinel } from "../core/oracle/sentinel.js";
 import { readAgentFile } from "../sandbox/agent-file.js";
+import { layTree } from "../sandbox/workspace.js";
+import type { Task } from "../core/pack/card.js";
 import type { ExecResult, SandboxDriver } from "../sandbox/driver.js";
 import { NODE_REPORTER, NODE_REPORTER_FILE, PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE } from "./support.js";
 
@@ -56,13 +58,38 @@ export interface OracleResult {
   integrity: "per_test" | "exit_code_only" | "reward_file";
   /** What the reward the oracle wrote says (runner reward-file). */
   reward?: RewardVerdict;
-  /** Runner reward-file, observed: the witness test added to the verifier's pytest file. */
-  witness?: Sentinel;
   /** Why the oracle could not be set up or started by benchcard (the harness's fault). */
   harnessError?: string;
   tests?: TestVerdict;
   results?: TestResult[];
   sentinel?: Sentinel;
+}
+
+/**
+ * Lays a task's hidden/ for one oracle run: over the workspace, or (sandbox_paths.hidden) into a
+ * folder of the run's own, shown read-only at that place. Returns the folder the files went to
+ * (to check them against the lock) and what runOracle needs to know of the task's places.
+ */
+export async function layHidden(o: {
+  taskDir: string;
+  hasHidden: boolean;
+  places: Task["sandbox_paths"];
+  workspace: string;
+  /** A folder of this run's own, outside the workspace. */
+  scratch: string;
+  hiddenFiles: readonly string[];
+}): Promise<{ root: string; request: Pick<OracleRequest, "hiddenFiles" | "workspaceAt" | "hiddenAt"> }> {
+  const places = o.places ?? {};
+  const root = places.hidden === undefined ? o.workspace : join(o.scratch, "hidden");
+  if (o.hasHidden) await layTree(join(o.taskDir, "hidden"), root);
+  return {
+    root,
+    request: {
+      hiddenFiles: places.hidden === undefined ? o.hiddenFiles : [],
+      ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
+      ...(places.hidden === undefined ? {} : { hiddenAt: { source: root, target: places.hidden } }),
+    },
+  };
 }
 
 /** A reward file larger than this is not read. */
@@ -150,11 +177,9 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
   if (exec.spawnError !== undefined) return { exec, integrity: sentinel === undefined ? weak : "per_test", harnessError: `the oracle could not be started: ${exec.spawnError}` };
   if (request.runner === "reward-file") {
     // The test process could write this folder: its files are read as data, capped, links not followed.
-    const [txt, json] = ["reward.txt", "reward.json"].map((name) => readAgentFile(join(logs, "verifier", name), REWARD_MAX_BYTES, name));
-    const refused = [txt!, json!].find((r) => r.note !== null)?.note;
-    const reward: RewardVerdict = refused === undefined || refused === null
-      ? judgeReward({ txt: txt!.text ?? null, json: json!.text ?? null }, exec.timedOut)
-      : { verdict: "fail", value: null, reason: refused };
+    const [txt, json] = REWARD_FILES.map((name) => readAgentFile(join(logs, "verifier", name), REWARD_MAX_BYTES, name)) as [ReturnType<typeof readAgentFile>, ReturnType<typeof readAgentFile>];
+    const refused = txt.note ?? json.note;
+    const reward: RewardVerdict = refused === null ? judgeReward({ txt: txt.text ?? null, json: json.text ?? null }, exec.timedOut) : { verdict: "fail", value: null, reason: refused };
     if (witness === undefined) {
       if (request.observe === true && request.expected !== null) return { exec, integrity: weak, reward, harnessError: "the verifier's tests were observed at freeze, but benchcard could not set up its reporter now" };
       return { exec, integrity: weak, reward };
@@ -163,10 +188,10 @@ export async function runOracle(request: OracleRequest): Promise<OracleResult> {
     if (request.expected === null) {
       // Validation: the tests this run showed count only when the witness shows the run was whole.
       const whole = report.ok && findSentinel(witness, report.tests)?.outcome === "passed";
-      return { exec, integrity: weak, reward, witness, sentinel: witness, ...(whole && report.ok ? { results: report.tests } : {}) };
+      return { exec, integrity: weak, reward, sentinel: witness, ...(whole && report.ok ? { results: report.tests } : {}) };
     }
     const tests = judgeObservedReward(reward, { report, witness, expected: request.expected });
-    return { exec, integrity: "per_test", reward, witness, sentinel: witness, tests, ...(report.ok ? { results: report.tests } : {}) };
+    return { exec, integrity: "per_test", reward, sentinel: witness, tests, ...(report.ok ? { results: report.tests } : {}) };
   }
   if (sentinel === undefined) return { exec, integrity: weak };
   const report = readReport(reportFile);

@@ -14,7 +14,7 @@ import { BenchcardError } from "../core/common/errors.js";
 import { findLeaks, type LeakHit } from "../core/pack/leak.js";
 import { mapPool } from "../core/common/pool.js";
 import { isPerTest, type RunnerKind } from "../core/oracle/runner.js";
-import { runOracle as runOracleIn } from "../oracle/run-oracle.js";
+import { layHidden, runOracle as runOracleIn } from "../oracle/run-oracle.js";
 import { shellCouldNotStart, type SandboxDriver } from "../sandbox/driver.js";
 import { applyPatch, cleanEnv, createScratch, layTree } from "../sandbox/workspace.js";
 import { listTreeSync } from "../sandbox/tree.js";
@@ -202,9 +202,7 @@ async function runOracle(
       }
     }
     const hiddenFiles = task.hasHidden ? listTreeSync(join(task.dir, "hidden")) : [];
-    const places = task.task.sandbox_paths ?? {};
-    const hiddenRoot = places.hidden === undefined ? scratch.workspace : join(scratch.root, "hidden");
-    if (task.hasHidden) await layTree(join(task.dir, "hidden"), hiddenRoot);
+    const hidden = await layHidden({ taskDir: task.dir, hasHidden: task.hasHidden, places: task.task.sandbox_paths, workspace: scratch.workspace, scratch: scratch.root, hiddenFiles });
     const stdoutFile = join(scratch.root, "oracle.out");
     const stderrFile = join(scratch.root, "oracle.err");
     const { argv, timeoutMs, runner } = oracleFor(card, task.task);
@@ -219,9 +217,7 @@ async function runOracle(
       stdoutFile,
       stderrFile,
       maxLogBytes: 1 << 20,
-      hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
-      ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
-      ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
+      ...hidden.request,
       observe: runner === "reward-file",
       expected: null,
       environment: packEnvironment(task.dir),

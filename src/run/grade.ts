@@ -4,11 +4,10 @@ import { join } from "node:path";
 import type { OracleFacts } from "../core/attempt/outcome.js";
 import { oracleFor, type Card } from "../core/pack/card.js";
 import type { Lock } from "../core/pack/lock.js";
-import { runOracle, type OracleResult } from "../oracle/run-oracle.js";
+import { layHidden, runOracle, type OracleResult } from "../oracle/run-oracle.js";
 import { hashFilesSync } from "../pack/hash.js";
 import type { LoadedTask } from "../pack/load.js";
 import type { SandboxDriver } from "../sandbox/driver.js";
-import { layTree } from "../sandbox/workspace.js";
 import type { TaskFiles } from "./attempt.js";
 
 /**
@@ -41,11 +40,8 @@ export async function gradeTree(o: {
   randomHex?: (bytes: number) => string;
 }): Promise<GradeResult> {
   const hiddenFiles = Object.keys(o.files.hidden);
-  const places = o.task.task.sandbox_paths ?? {};
-  // hidden/ goes over the workspace, or (sandbox_paths.hidden) into a folder of its own shown read-only.
-  const hiddenRoot = places.hidden === undefined ? o.workspace : join(o.scratch, "hidden");
-  if (o.task.hasHidden) await layTree(join(o.task.dir, "hidden"), hiddenRoot);
-  const laid = hashFilesSync(hiddenRoot, hiddenFiles);
+  const hidden = await layHidden({ taskDir: o.task.dir, hasHidden: o.task.hasHidden, places: o.task.task.sandbox_paths, workspace: o.workspace, scratch: o.scratch, hiddenFiles });
+  const laid = hashFilesSync(hidden.root, hiddenFiles);
   if (!hiddenFiles.every((p, i) => laid[i]!.sha256 === o.files.hidden[p]!.sha256)) return { hiddenIntact: false };
   const { argv, timeoutMs, runner } = oracleFor(o.card, o.task.task);
   // A lock without expected tests for a per-test runner grades as validation does: every test must pass.
@@ -62,9 +58,7 @@ export async function gradeTree(o: {
     stdoutFile: join(o.logDir, "oracle.out"),
     stderrFile: join(o.logDir, "oracle.err"),
     maxLogBytes: o.maxLogBytes,
-    hiddenFiles: places.hidden === undefined ? hiddenFiles : [],
-    ...(places.workspace === undefined ? {} : { workspaceAt: places.workspace }),
-    ...(places.hidden === undefined ? {} : { hiddenAt: { source: hiddenRoot, target: places.hidden } }),
+    ...hidden.request,
     expected,
     // A reward-file task whose tests were seen at freeze is watched the same way now.
     observe: runner === "reward-file" && expected !== null,

@@ -1,13 +1,25 @@
 import { availableParallelism } from "node:os";
 import type { ExitCode } from "../../core/common/errors.js";
 import { BenchcardError } from "../../core/common/errors.js";
-import type { ImportResult } from "../../import/common.js";
+import type { ImportResult, ImportRunOptions } from "../../import/common.js";
 import { importExercism } from "../../import/exercism.js";
 import { importHarbor } from "../../import/harbor.js";
 import { importSweBench } from "../../import/swe-bench.js";
 import { selectDriver } from "../../sandbox/select.js";
 import { parseFlags, positiveInt } from "../args.js";
 import type { Io } from "../io.js";
+
+/** The flags every importer takes: where the pack goes, and how it is validated. */
+const RUN_FLAGS = {
+  out: { type: "string" },
+  repeats: { type: "string" },
+  jobs: { type: "string" },
+  isolation: { type: "string" },
+  json: { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;
+
+const IMPORT_FLAGS = { ...RUN_FLAGS, languages: { type: "string" }, "env-from": { type: "string" } } as const;
 
 export async function importCommand(args: readonly string[], io: Io): Promise<ExitCode> {
   const [kind, ...rest] = args;
@@ -20,19 +32,26 @@ export async function importCommand(args: readonly string[], io: Io): Promise<Ex
   const { values, positionals } = parseFlags("import exercism", rest, IMPORT_FLAGS);
   if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import exercism <source> --out PACK [--languages python,javascript]`");
   const result = await importExercism({
+    ...runOptions(values, io),
     source: positionals[0]!,
     out: values.out,
     languages: (values.languages ?? "python,javascript").split(",").map((l) => l.trim()).filter(Boolean),
+    ...(values["env-from"] === undefined ? {} : { envFrom: values["env-from"] }),
+  });
+  printImport(result, io, values.json === true);
+  return 0;
+}
+
+/** What every importer needs to validate and freeze, from the shared flags. */
+function runOptions(values: { repeats?: string; jobs?: string; isolation?: string; quiet?: boolean }, io: Io): ImportRunOptions {
+  return {
     driver: selectDriver(values.isolation),
     jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
     env: io.env,
     cwd: io.cwd,
-    ...(values["env-from"] === undefined ? {} : { envFrom: values["env-from"] }),
     ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
     ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
-  });
-  printImport(result, io, values.json === true);
-  return 0;
+  };
 }
 
 function printImport(result: ImportResult, io: Io, json: boolean): void {
@@ -45,70 +64,27 @@ function printImport(result: ImportResult, io: Io, json: boolean): void {
 }
 
 async function importSweBenchCommand(args: readonly string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parseFlags("import swe-bench", args, {
-    repos: { type: "string" },
-    out: { type: "string" },
-    env: { type: "string" },
-    repeats: { type: "string" },
-    jobs: { type: "string" },
-    isolation: { type: "string" },
-    json: { type: "boolean" },
-    quiet: { type: "boolean" },
-  });
+  const { values, positionals } = parseFlags("import swe-bench", args, { ...RUN_FLAGS, repos: { type: "string" }, env: { type: "string" } });
   if (positionals.length !== 1 || values.out === undefined || values.repos === undefined) {
     throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import swe-bench <instances.jsonl> --repos DIR --out PACK [--env VENV]`");
   }
   const result = await importSweBench({
+    ...runOptions(values, io),
     instances: positionals[0]!,
     repos: values.repos,
     out: values.out,
-    driver: selectDriver(values.isolation),
-    jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
-    env: io.env,
-    cwd: io.cwd,
     ...(values.env === undefined ? {} : { envPath: values.env }),
-    ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
-    ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
   });
   printImport(result, io, values.json === true);
   return 0;
 }
 
 async function importHarborCommand(args: readonly string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parseFlags("import harbor", args, {
-    out: { type: "string" },
-    origin: { type: "string" },
-    repeats: { type: "string" },
-    jobs: { type: "string" },
-    isolation: { type: "string" },
-    json: { type: "boolean" },
-    quiet: { type: "boolean" },
-  });
+  const { values, positionals } = parseFlags("import harbor", args, { ...RUN_FLAGS, origin: { type: "string" } });
   if (positionals.length !== 1 || values.out === undefined) throw new BenchcardError("bad_input", "Cannot import: expected `benchcard import harbor <tasks-dir> --out PACK [--origin public_web|internal|synthetic]`");
   const origin = values.origin ?? "public_web";
   if (origin !== "public_web" && origin !== "internal" && origin !== "synthetic") throw new BenchcardError("bad_input", `Cannot use --origin "${origin}": expected public_web, internal or synthetic`);
-  const result = await importHarbor({
-    source: positionals[0]!,
-    out: values.out,
-    origin,
-    driver: selectDriver(values.isolation),
-    jobs: positiveInt("jobs", values.jobs, Math.max(1, availableParallelism())),
-    env: io.env,
-    cwd: io.cwd,
-    ...(values.repeats === undefined ? {} : { repeats: positiveInt("repeats", values.repeats, 1) }),
-    ...(values.quiet ? {} : { onTask: (done: number, total: number) => io.stderr(`validate ${done}/${total}`) }),
-  });
+  const result = await importHarbor({ ...runOptions(values, io), source: positionals[0]!, out: values.out, origin });
   printImport(result, io, values.json === true);
   return 0;
 }
-
-const IMPORT_FLAGS = {
-  out: { type: "string" },
-  languages: { type: "string" },
-  "env-from": { type: "string" },
-  repeats: { type: "string" },
-  jobs: { type: "string" },
-  isolation: { type: "string" },
-  json: { type: "boolean" },
-  quiet: { type: "boolean" },
-} as const;
